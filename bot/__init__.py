@@ -1,0 +1,1 @@
+"""Kitebase ticket agent."""

@@ -1,0 +1,33 @@
+"""The typed ways a run can end other than with an answer."""
+
+from __future__ import annotations
+
+
+class RunStopped(Exception):
+    """Base: the run ends, escalated to a person, for the reason in `kind` and the message."""
+
+    kind = "stopped"
+
+
+class GuardTripped(RunStopped):
+    """One of our own limits was reached before a model call."""
+
+    kind = "guard"
+
+    def __init__(self, limit: str, value: float, maximum: float, message: str):
+        super().__init__(message)
+        self.limit, self.value, self.maximum = limit, value, maximum
+
+
+class ModelCallFailed(RunStopped):
+    """The model API could not be reached or refused the request, after the SDK's own retries."""
+
+    kind = "model_error"
+
+
+class MalformedHistory(Exception):
+    """The history breaks the Messages API's rules; sending it would be a bug, so we never do."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems

@@ -1,0 +1,296 @@
+"""The agent loop: call the model with the whole history, keep its reply verbatim, run every tool it
+asked for, send all results back in one message, and repeat, until the model is done or a guard stops it.
+
+Persistence is the caller's: after every step the loop hands the state and the step record to
+`checkpoint`, which stores both together. The loop itself keeps nothing between calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from bot.agent import history, pricing
+from bot.agent.errors import GuardTripped, MalformedHistory, ModelCallFailed
+from bot.agent.events import Observer
+from bot.agent.limits import Limits
+from bot.agent.model import ModelClient, ModelResponse
+from bot.agent.prompts import SYSTEM_PROMPT
+from bot.agent.state import PendingCall, RunState, StepRecord, fingerprint
+from bot.agent.summary import summarize
+from bot.config import Settings
+from bot.db.engine import Database
+from tools import Tool, ToolContext, ToolError, ToolResult, execute
+
+logger = logging.getLogger(__name__)
+
+Checkpoint = Callable[[RunState, StepRecord], None]
+
+# Every stop reason the Messages API documents, and what the loop does with it.
+STOP_POLICY = {
+    "end_turn": "done",
+    "tool_use": "continue",
+    "pause_turn": "resume",
+    "max_tokens": "truncated",
+    "stop_sequence": "stop_sequence",
+    "refusal": "refusal",
+    "model_context_window_exceeded": "context_window",
+}
+STOP_MESSAGES = {
+    "truncated": "the model's reply was cut off at max_tokens ({max_tokens}); a truncated reply is never "
+                 "an answer and its tool calls were not run",
+    "stop_sequence": "the model stopped on a stop sequence before finishing; its reply is incomplete",
+    "refusal": "the model declined to continue (refusal); not retried",
+    "context_window": "the conversation no longer fits the model's context window",
+}
+NOT_RUN_NOTE = "Not run: the run stopped before this call could be executed."
+
+
+class AgentLoop:
+    def __init__(self, *, model: ModelClient, registry: dict[str, Tool], settings: Settings, db: Database,
+                 observer: Observer | None = None, clock: Callable[[], float] = time.monotonic,
+                 system_prompt: str = SYSTEM_PROMPT, run_id: int | None = None):
+        self.model, self.registry, self.settings, self.db = model, registry, settings, db
+        self.observer = observer or Observer()
+        self.clock = clock
+        self.system_prompt = system_prompt
+        self.run_id = run_id
+        self.limits = Limits.from_settings(settings)
+        self.definitions = [tool.definition() for tool in registry.values()]
+
+    # --- driving ------------------------------------------------------------------------------
+
+    def run(self, state: RunState, checkpoint: Checkpoint) -> RunState:
+        """Advance until the run completes, stops, or waits for a person."""
+        started, base = self.clock(), state.segment_active_seconds
+
+        def active() -> float:
+            return base + (self.clock() - started)
+
+        while state.status == "running":
+            try:
+                self.limits.check(state, active())
+                step = self._turn(state)
+            except GuardTripped as guard:
+                self._escalate(state, "guard", str(guard))
+                step = StepRecord(number=state.steps, kind="guard", text=str(guard))
+            except ModelCallFailed as failure:
+                self._escalate(state, failure.kind, str(failure))
+                step = StepRecord(number=state.steps, kind="error", text=str(failure))
+            except MalformedHistory as bad:
+                logger.error("refusing to send a malformed history: %s", bad)
+                state.status, state.stop_kind = "failed", "malformed_history"
+                state.reason = f"internal error: the history is malformed and was not sent ({bad})"
+                state.summary = summarize(state.messages)
+                step = StepRecord(number=state.steps, kind="error", text=state.reason)
+            state.segment_active_seconds = active()
+            checkpoint(state, step)
+            self.observer.on_step(state, step)
+        if state.status == "awaiting_approval":
+            self.observer.on_approval_needed(state, state.pending_calls)
+        else:
+            self.observer.on_finished(state)
+        return state
+
+    def _turn(self, state: RunState) -> StepRecord:
+        history.check(state.messages)
+        response = self.model.complete(system=self.system_prompt, tools=self.definitions, messages=state.messages,
+                                       max_tokens=self.settings.max_output_tokens)
+        step = self._account(state, response)
+        self.observer.on_model_response(state, response)
+        policy = STOP_POLICY.get(response.stop_reason or "", "unknown")
+
+        if policy == "resume":
+            return self._pause(state, response, step)
+        state.pause_count = 0
+        state.messages.append({"role": "assistant", "content": response.content})
+        if policy == "continue":
+            self._act(state, response.content, step)
+        elif policy == "done":
+            self._done(state, response.content)
+        elif policy == "unknown":
+            logger.warning("unknown stop_reason %r", response.stop_reason)
+            self._escalate(state, "unknown_stop_reason",
+                           f"the model stopped for an unknown reason ({response.stop_reason!r}); not treated as an answer")
+        else:
+            self._escalate(state, policy, STOP_MESSAGES[policy].format(max_tokens=self.settings.max_output_tokens))
+        return step
+
+    def _account(self, state: RunState, response: ModelResponse) -> StepRecord:
+        usage = response.usage
+        cost = pricing.cost_usd(self.model.name, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                                cache_read_tokens=usage.cache_read_tokens, cache_write_tokens=usage.cache_write_tokens)
+        state.steps += 1
+        state.segment_steps += 1
+        for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+            setattr(state.usage, name, getattr(state.usage, name) + getattr(usage, name))
+        state.segment_tokens += usage.total
+        state.cost_usd += cost
+        state.segment_cost_usd += cost
+        return StepRecord(number=state.steps, stop_reason=response.stop_reason,
+                          text=history.text_of(response.content), response=response.content, usage=usage,
+                          latency_ms=response.latency_ms, cost_usd=cost)
+
+    # --- stop reasons -------------------------------------------------------------------------
+
+    def _pause(self, state: RunState, response: ModelResponse, step: StepRecord) -> StepRecord:
+        """pause_turn: send the paused content back so the model resumes; bounded."""
+        state.pause_count += 1
+        last = state.messages[-1]
+        if last.get("role") == "assistant":  # a continuation of a paused turn: keep one assistant message
+            last["content"] = [*history.blocks(last), *response.content]
+        else:
+            state.messages.append({"role": "assistant", "content": response.content})
+        if any(b.get("type") == "tool_use" for b in response.content):
+            self._escalate(state, "paused", "the model paused a turn that asks for tools; not run")
+        elif state.pause_count > self.settings.max_pause_continuations:
+            self._escalate(state, "paused", f"the model paused {state.pause_count} times in a row "
+                           f"(KITEBASE_MAX_PAUSE_CONTINUATIONS={self.settings.max_pause_continuations})")
+        return step
+
+    def _done(self, state: RunState, content: list[dict[str, Any]]) -> None:
+        answer = history.text_of(content)
+        if not answer:
+            self._escalate(state, "empty_answer", "the model finished without writing an answer")
+            return
+        state.status, state.answer, state.stop_kind, state.reason = "completed", answer, None, None
+        state.summary = summarize(state.messages)
+
+    def _escalate(self, state: RunState, kind: str, reason: str) -> None:
+        state.status, state.stop_kind, state.reason = "escalated", kind, reason
+        state.summary = summarize(state.messages, [c.__dict__ for c in state.pending_calls])
+
+    # --- tools --------------------------------------------------------------------------------
+
+    def _act(self, state: RunState, content: list[dict[str, Any]], step: StepRecord) -> None:
+        uses = [b for b in content if b.get("type") == "tool_use"]
+        if not uses:
+            self._escalate(state, "model_error", "stop_reason was tool_use but the reply held no tool calls")
+            return
+        results: dict[str, ToolResult] = {}
+        records: dict[str, dict[str, Any]] = {}
+        held: list[PendingCall] = []
+        runnable: list[dict[str, Any]] = []
+        for use in uses:
+            verdict = self._screen(state, use)
+            if verdict is None:
+                runnable.append(use)
+            elif isinstance(verdict, PendingCall):
+                held.append(verdict)
+            else:
+                results[use["id"]] = verdict
+                records[use["id"]] = self._record(use, verdict, 0, "refused")
+        self._run_tools(runnable, results, records)
+
+        escalation = next((results[u["id"]].data["reason"] for u in uses if self._ends_run(u, results)), None)
+        if escalation and held:
+            for call in held:
+                results[call.tool_use_id] = ToolResult("Not run: the run was handed to a person.", is_error=True)
+                records[call.tool_use_id] = self._record({"id": call.tool_use_id, "name": call.name,
+                                                          "input": call.input}, results[call.tool_use_id], 0, "refused")
+            held = []
+        for call in held:
+            records[call.tool_use_id] = {"id": call.tool_use_id, "name": call.name, "input": call.input,
+                                         "result": "waiting for approval", "is_error": False, "latency_ms": 0,
+                                         "status": "held"}
+        step.tool_calls = [records[u["id"]] for u in uses]
+        for record in step.tool_calls:
+            self.observer.on_tool_result(state, record)
+
+        blocks = [result_block(u["id"], results[u["id"]]) for u in uses if u["id"] in results]
+        if held:
+            state.pending_results, state.pending_calls, state.status = blocks, held, "awaiting_approval"
+            state.summary = summarize(state.messages, [c.__dict__ for c in held])
+            return
+        state.messages.append({"role": "user", "content": blocks})
+        if escalation:
+            self._escalate(state, "model_request", f"the agent asked for a person: {escalation}")
+
+    def _screen(self, state: RunState, use: dict[str, Any]) -> ToolResult | PendingCall | None:
+        """Decide before running: refuse a repeat, hold a gated call, or None to run it now."""
+        name, args = use.get("name", ""), use.get("input")
+        if isinstance(args, dict):
+            count = self.limits.repeat_count(state, name, args)
+            if count > self.limits.max_repeats + 1:
+                return ToolResult(f"Not run: {name} was called again with the same arguments after a warning. "
+                                  "The run is stopping.", is_error=True)
+            if count > self.limits.max_repeats:
+                return ToolResult(
+                    f"Not run: you have called {name} with these same arguments {count} times; the result will "
+                    "not change. Change course: try different arguments or another tool, or finish with what "
+                    "you have.", is_error=True)
+        tool = self.registry.get(name)
+        if tool is None or name not in self.settings.approval_tools:
+            return None
+        problems = tool.argument_problems(args)
+        if problems:
+            return None  # execute() answers with the precise argument error; no person needs to see it
+        if tool.preflight is not None:
+            try:
+                tool.preflight(self._context(use["id"]), **args)
+            except ToolError as exc:
+                return ToolResult(str(exc), is_error=True)
+        return PendingCall(use["id"], name, dict(args), fingerprint(name, args))
+
+    def _run_tools(self, uses: list[dict[str, Any]], results: dict[str, ToolResult],
+                   records: dict[str, dict[str, Any]]) -> None:
+        """Read-only calls run concurrently; calls with side effects then run one by one, in order."""
+        reads = [u for u in uses if self._is_read_only(u)]
+        writes = [u for u in uses if not self._is_read_only(u)]
+        if len(reads) > 1:
+            with ThreadPoolExecutor(max_workers=min(4, len(reads))) as pool:
+                timed = list(pool.map(self._timed_execute, reads))
+        else:
+            timed = [self._timed_execute(u) for u in reads]
+        timed += [self._timed_execute(u) for u in writes]
+        for use, (result, latency) in zip(reads + writes, timed, strict=True):
+            results[use["id"]] = result
+            records[use["id"]] = self._record(use, result, latency, "ran")
+
+    def _timed_execute(self, use: dict[str, Any]) -> tuple[ToolResult, int]:
+        started = time.monotonic()
+        result = execute(self.registry, self._context(use["id"]), use.get("name", ""), use.get("input"))
+        return result, int((time.monotonic() - started) * 1000)
+
+    def execute_approved(self, call: PendingCall, arguments: dict[str, Any], actor: str | None) -> ToolResult:
+        """Run a gated call after a person decided (the run layer decides who may)."""
+        ctx = self._context(call.tool_use_id, actor=actor)
+        return execute(self.registry, ctx, call.name, arguments)
+
+    def _context(self, tool_use_id: str, actor: str | None = None) -> ToolContext:
+        return ToolContext(db=self.db, settings=self.settings, run_id=self.run_id, tool_use_id=tool_use_id,
+                           actor=actor)
+
+    def _is_read_only(self, use: dict[str, Any]) -> bool:
+        tool = self.registry.get(use.get("name", ""))
+        return tool is None or tool.read_only
+
+    def _ends_run(self, use: dict[str, Any], results: dict[str, ToolResult]) -> bool:
+        tool = self.registry.get(use.get("name", ""))
+        result = results.get(use["id"])
+        return bool(tool and tool.ends_run and result and not result.is_error and isinstance(result.data, dict))
+
+    @staticmethod
+    def _record(use: dict[str, Any], result: ToolResult, latency: int, status: str) -> dict[str, Any]:
+        return {"id": use["id"], "name": use.get("name"), "input": use.get("input"), "result": result.text,
+                "is_error": result.is_error, "latency_ms": latency, "status": status}
+
+    # --- after a person decided -----------------------------------------------------------------
+
+    def complete_waiting_turn(self, state: RunState, decided: dict[str, ToolResult]) -> None:
+        """Every held call has its result: send the whole turn's results back as one user message."""
+        uses = history.tool_uses(state.messages[-1])
+        known = {b["tool_use_id"]: b for b in state.pending_results}
+        known.update({tid: result_block(tid, result) for tid, result in decided.items()})
+        state.messages.append({"role": "user", "content": [known[u["id"]] for u in uses]})
+        state.pending_results, state.pending_calls, state.status = [], [], "running"
+
+
+def result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": result.text}
+    if result.is_error:
+        block["is_error"] = True
+    return block

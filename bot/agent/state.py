@@ -1,0 +1,73 @@
+"""The loop's working state: everything a run needs, all of it storable as JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.agent.model import Usage
+
+TERMINAL = frozenset({"completed", "escalated", "failed"})
+
+
+def fingerprint(name: str, arguments: dict[str, Any]) -> str:
+    """A stable hash of a tool call: the same tool with the same arguments gives the same value."""
+    canonical = json.dumps({"name": name, "input": arguments}, sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass
+class PendingCall:
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    fingerprint: str
+
+
+@dataclass
+class StepRecord:
+    number: int
+    kind: str = "model"  # model | guard | stop | approval | error
+    stop_reason: str | None = None
+    text: str | None = None
+    response: list[dict[str, Any]] | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class RunState:
+    goal: str
+    messages: list[dict[str, Any]]
+    model: str = ""
+    status: str = "running"  # running | awaiting_approval | completed | escalated | failed
+    stop_kind: str | None = None
+    reason: str | None = None
+    answer: str | None = None
+    summary: str | None = None
+    escalation_requested: str | None = None
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    segment_steps: int = 0
+    segment_tokens: int = 0
+    segment_cost_usd: float = 0.0
+    segment_active_seconds: float = 0.0
+    segment_first_message: int = 0
+    pause_count: int = 0
+    pending_results: list[dict[str, Any]] = field(default_factory=list)
+    pending_calls: list[PendingCall] = field(default_factory=list)
+
+    def start_segment(self) -> None:
+        """A fresh allowance of steps, tokens, dollars and time (follow-ups and resumes)."""
+        self.segment_steps = 0
+        self.segment_tokens = 0
+        self.segment_cost_usd = 0.0
+        self.segment_active_seconds = 0.0
+        self.segment_first_message = len(self.messages)
+        self.pause_count = 0

@@ -1,0 +1,84 @@
+"""One Settings object, read from the environment once, failing fast on bad values."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from typing import Annotated
+
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
+
+    database_url: str = Field("sqlite:///kitebase.db", validation_alias="DATABASE_URL")
+    data_dir: Path = Field(REPO_ROOT / "kb_data", validation_alias="KITEBASE_DATA_DIR")
+
+    # Model
+    anthropic_api_key: SecretStr | None = Field(None, validation_alias="ANTHROPIC_API_KEY")
+    anthropic_base_url: str | None = Field(None, validation_alias="ANTHROPIC_BASE_URL")
+    model: str = Field("claude-opus-5-5", validation_alias="KITEBASE_MODEL")
+    offline: bool = Field(False, validation_alias="KITEBASE_OFFLINE")
+    max_output_tokens: int = Field(4096, gt=0, validation_alias="KITEBASE_MAX_OUTPUT_TOKENS")
+    model_max_retries: int = Field(3, ge=0, le=10, validation_alias="KITEBASE_MODEL_MAX_RETRIES")
+    model_timeout_seconds: float = Field(120.0, gt=0, validation_alias="KITEBASE_MODEL_TIMEOUT_SECONDS")
+
+    # Guards (checked before every model call)
+    max_steps: int = Field(15, ge=1, le=200, validation_alias="KITEBASE_MAX_STEPS")
+    token_budget: int = Field(400_000, ge=1, validation_alias="KITEBASE_TOKEN_BUDGET")
+    cost_budget_usd: float = Field(2.00, gt=0, validation_alias="KITEBASE_COST_BUDGET_USD")
+    deadline_seconds: float = Field(300.0, gt=0, validation_alias="KITEBASE_DEADLINE_SECONDS")
+    max_repeats: int = Field(2, ge=1, le=20, validation_alias="KITEBASE_MAX_REPEATS")
+    max_pause_continuations: int = Field(3, ge=0, le=20, validation_alias="KITEBASE_MAX_PAUSE_CONTINUATIONS")
+
+    # Tools
+    tool_result_max_chars: int = Field(8000, ge=200, validation_alias="KITEBASE_TOOL_RESULT_MAX_CHARS")
+    approval_tools: Annotated[frozenset[str], NoDecode] = Field(
+        frozenset({"reply_to_customer"}), validation_alias="KITEBASE_APPROVAL_TOOLS"
+    )
+    max_goal_chars: int = Field(4000, ge=20, validation_alias="KITEBASE_MAX_GOAL_CHARS")
+
+    # Step log (JSON lines); empty means: only the database
+    step_log_path: Path | None = Field(None, validation_alias="KITEBASE_STEP_LOG")
+
+    # Slack and the human queue (used by `kitebase serve`)
+    slack_bot_token: SecretStr | None = Field(None, validation_alias="SLACK_BOT_TOKEN")
+    slack_signing_secret: SecretStr | None = Field(None, validation_alias="SLACK_SIGNING_SECRET")
+    slack_app_token: SecretStr | None = Field(None, validation_alias="SLACK_APP_TOKEN")
+    slack_api_base_url: str | None = Field(None, validation_alias="SLACK_API_BASE_URL")
+    port: int = Field(3000, ge=1, le=65535, validation_alias="PORT")
+    approvers: Annotated[frozenset[str], NoDecode] = Field(frozenset(), validation_alias="KITEBASE_APPROVERS")
+    escalation_channel: str | None = Field(None, validation_alias="KITEBASE_ESCALATION_CHANNEL")
+    approval_ttl_seconds: float = Field(
+        24 * 3600, gt=0, validation_alias=AliasChoices("KITEBASE_APPROVAL_TTL", "approval_ttl_seconds")
+    )
+
+    @field_validator("approval_tools", "approvers", mode="before")
+    @classmethod
+    def _split_csv(cls, value: object) -> object:
+        if isinstance(value, str):
+            return frozenset(part.strip() for part in value.replace(" ", ",").split(",") if part.strip())
+        return value
+
+    @field_validator("approval_ttl_seconds", mode="before")
+    @classmethod
+    def _parse_duration(cls, value: object) -> object:
+        """Accept plain seconds or a duration such as '90m', '24h', '2d'."""
+        if isinstance(value, str) and value.strip() and value.strip()[-1].lower() in "smhd":
+            number, unit = value.strip()[:-1], value.strip()[-1].lower()
+            return float(number) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit]
+        return value
+
+    @property
+    def use_offline_model(self) -> bool:
+        return self.offline or self.anthropic_api_key is None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

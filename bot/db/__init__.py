@@ -1,0 +1,1 @@
+"""Storage: SQLModel tables, the engine, full-text search and the seed loader."""

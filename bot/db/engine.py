@@ -1,0 +1,66 @@
+"""Engine and session factory. The URL decides the dialect; nothing else here is SQLite-specific."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, create_engine
+
+from bot.db import fts
+from bot.db import models as _models  # noqa: F401  (registers the tables)
+
+logger = logging.getLogger(__name__)
+
+
+def make_engine(url: str) -> Engine:
+    """Create an engine for `url` (sqlite:///file.db or postgresql+psycopg://...)."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def create_schema(engine: Engine) -> None:
+    """Create every table and the full-text indexes if they are missing (idempotent)."""
+    SQLModel.metadata.create_all(engine)
+    with engine.begin() as conn:
+        fts.create_indexes(conn)
+
+
+class Database:
+    """The engine plus a way to open short transactions; passed to tools and the loop."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    @classmethod
+    def from_url(cls, url: str) -> Database:
+        return cls(make_engine(url))
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session whose transaction commits on success and rolls back on any error."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name

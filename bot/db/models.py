@@ -1,0 +1,164 @@
+"""SQLModel tables. Nothing here assumes SQLite: JSON columns use SQLAlchemy's portable JSON type."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def json_column() -> Any:
+    return Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
+class Customer(SQLModel, table=True):
+    id: str = Field(primary_key=True, max_length=64)
+    name: str
+    plan: str
+    seats: int = 0
+    region: str | None = None
+    contact_name: str | None = None
+    contact_email: str | None = None
+    sso_provider: str | None = None
+    notes: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class Ticket(SQLModel, table=True):
+    id: str = Field(primary_key=True, max_length=32)
+    customer_id: str = Field(foreign_key="customer.id", index=True)
+    title: str
+    status: str = Field(index=True)  # open | pending | closed
+    priority: str = "normal"
+    assignee: str | None = None
+    tags: list[str] | None = json_column()
+    created_at: datetime
+    updated_at: datetime
+
+
+class TicketMessage(SQLModel, table=True):
+    __tablename__ = "ticket_message"
+    __table_args__ = (UniqueConstraint("tool_use_id", name="uq_ticket_message_tool_use_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    ticket_id: str = Field(foreign_key="ticket.id", index=True)
+    author: str
+    role: str  # customer | staff | internal
+    body: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime
+    # Set when an agent tool wrote this message: makes the side effect idempotent per tool call.
+    tool_use_id: str | None = Field(default=None, max_length=128)
+
+
+class HelpSection(SQLModel, table=True):
+    __tablename__ = "help_section"
+
+    id: str = Field(primary_key=True, max_length=128)  # e.g. "account-recovery#2"
+    article: str = Field(index=True)
+    article_title: str
+    number: int
+    heading: str
+    body: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Run(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    goal: str = Field(sa_column=Column(Text, nullable=False))
+    ticket_id: str | None = Field(default=None, index=True)
+    status: str = Field(default="queued", index=True)
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    summary: str | None = Field(default=None, sa_column=Column(Text))
+    answer: str | None = Field(default=None, sa_column=Column(Text))
+    model: str = ""
+    started_by: str | None = None
+    origin: dict | None = json_column()  # where the request came from (cli, slack channel/thread)
+
+    # The conversation, stored whole after every turn; the tool results of a turn that waits
+    # for approval are held in `pending_results` until every gated call is decided.
+    messages: list | None = json_column()
+    pending_results: list | None = json_column()
+
+    # Totals over the run's life
+    steps: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+
+    # The current allowance (a follow-up or a resume starts a fresh one)
+    segment_steps: int = 0
+    segment_tokens: int = 0
+    segment_cost_usd: float = 0.0
+    segment_active_seconds: float = 0.0
+    segment_first_message: int = 0  # index in messages where this allowance began
+
+    lease_owner: str | None = None
+    lease_expires_at: datetime | None = None
+
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+
+class Step(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("run_id", "number", name="uq_step_run_number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    number: int  # position in the run's log, from 1
+    turn: int = 0  # the model call this step belongs to (Run.steps at the time)
+    kind: str = "model"  # model | guard | error | approval | note
+    stop_reason: str | None = None
+    text: str | None = Field(default=None, sa_column=Column(Text))
+    response: list | None = json_column()  # the assistant content exactly as it came back
+    tool_calls: list | None = json_column()  # [{id, name, input, result, is_error, latency_ms, status}]
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    latency_ms: int = 0
+    cost_usd: float = 0.0
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Approval(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("tool_use_id", name="uq_approval_tool_use_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    tool_use_id: str = Field(max_length=128)
+    tool_name: str
+    tool_input: dict | None = json_column()
+    fingerprint: str = Field(max_length=64)
+    status: str = Field(default="pending", index=True)  # pending | approved | edited | rejected | expired
+    edited_input: dict | None = json_column()
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    result: dict | None = json_column()  # the tool_result block once executed
+    origin: dict | None = json_column()  # e.g. the Slack message that shows the draft
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Escalation(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    kind: str  # guard | refusal | truncated | model_error | tool_error | model_request | failure
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    summary: str | None = Field(default=None, sa_column=Column(Text))
+    status: str = Field(default="open", index=True)  # open | claimed | closed
+    claimed_by: str | None = None
+    note: str | None = Field(default=None, sa_column=Column(Text))
+    origin: dict | None = json_column()
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

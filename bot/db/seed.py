@@ -1,0 +1,101 @@
+"""Load the desk in kb_data/ into the database: once, in one transaction, harmless to repeat."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, func, select
+
+from bot.db import fts
+from bot.db.engine import Database
+from bot.db.models import Customer, HelpSection, Ticket, TicketMessage
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SeedResult:
+    loaded: bool
+    customers: int
+    tickets: int
+    sections: int
+
+
+def seed_desk(db: Database, data_dir: Path) -> SeedResult:
+    """Load customers, tickets and help sections unless the desk is already there."""
+    with db.session() as session:
+        if session.exec(select(func.count()).select_from(Ticket)).one() > 0:
+            return SeedResult(False, *_counts(session))
+    try:
+        with db.session() as session:
+            _load(session, data_dir)
+            counts = _counts(session)
+    except IntegrityError:  # another process seeded at the same moment: theirs stands, ours rolled back
+        logger.info("desk was seeded concurrently by another process")
+        with db.session() as session:
+            return SeedResult(False, *_counts(session))
+    logger.info("seeded desk: %d customers, %d tickets, %d help sections", *counts)
+    return SeedResult(True, *counts)
+
+
+def _counts(session: Session) -> tuple[int, int, int]:
+    return tuple(  # type: ignore[return-value]
+        session.exec(select(func.count()).select_from(model)).one()
+        for model in (Customer, Ticket, HelpSection)
+    )
+
+
+def _load(session: Session, data_dir: Path) -> None:
+    for row in json.loads((data_dir / "customers.json").read_text(encoding="utf-8")):
+        session.add(Customer(**row))
+    session.flush()
+    for row in json.loads((data_dir / "tickets.json").read_text(encoding="utf-8")):
+        messages = row.pop("messages")
+        ticket = Ticket(**{**row, "created_at": _ts(row["created_at"]), "updated_at": _ts(row["updated_at"])})
+        session.add(ticket)
+        session.flush()
+        for message in messages:
+            session.add(TicketMessage(ticket_id=ticket.id, **{**message, "created_at": _ts(message["created_at"])}))
+        fts.index_ticket(session, ticket_id=ticket.id, title=ticket.title, tags=ticket.tags or [],
+                         body="\n".join(m["body"] for m in messages))
+    for path in sorted((data_dir / "help").glob("*.md")):
+        for section in parse_article(path.stem, path.read_text(encoding="utf-8")):
+            session.add(section)
+            fts.index_help_section(session, section_id=section.id, heading=section.heading,
+                                   article_title=section.article_title, body=section.body)
+
+
+def parse_article(slug: str, markdown: str) -> list[HelpSection]:
+    """Split an article into sections: `# Title`, then `## Heading` sections numbered from 1."""
+    title = slug.replace("-", " ").capitalize()
+    sections: list[HelpSection] = []
+    heading: str | None = None
+    lines: list[str] = []
+
+    def close() -> None:
+        if heading is not None:
+            number = len(sections) + 1
+            sections.append(HelpSection(id=f"{slug}#{number}", article=slug, article_title=title,
+                                        number=number, heading=heading, body="\n".join(lines).strip()))
+
+    for line in markdown.splitlines():
+        if line.startswith("# ") and not sections and heading is None:
+            title = line[2:].strip()
+        elif line.startswith("## "):
+            close()
+            heading, lines = line[3:].strip(), []
+        elif heading is not None:
+            lines.append(line)
+    close()
+    for section in sections:
+        section.article_title = title
+    return sections
+
+
+def _ts(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))

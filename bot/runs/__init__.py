@@ -1,0 +1,1 @@
+"""Runs: starting, continuing, deciding approvals, escalating. The only layer that writes runs."""

@@ -1,0 +1,274 @@
+"""Start a run, continue it (resume), decide its approvals, follow up on it. Safe to call from any process:
+everything needed lives in the database, and a lease keeps two workers off the same run."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import update
+from sqlmodel import col, select
+
+from bot.agent import history
+from bot.agent.events import Observer
+from bot.agent.loop import AgentLoop
+from bot.agent.model import ModelClient, build_model
+from bot.agent.state import PendingCall, RunState, StepRecord
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.db.models import Approval, Escalation, Run, Ticket, utcnow
+from bot.runs.store import (
+    Checkpoint,
+    apply_state,
+    open_escalation,
+    pending_approvals,
+    release_lease,
+    state_from_run,
+    take_lease,
+)
+from tools import REGISTRY, ToolResult, ticket_ids_in
+
+logger = logging.getLogger(__name__)
+
+LIVE = ("queued", "running", "awaiting_approval")
+INTERRUPTED = "Interrupted before it ran: the worker stopped mid-turn. Nothing was executed; call it again if needed."
+LEASE_SECONDS = 600
+
+
+class BadInput(ValueError):
+    """The request cannot be acted on; the message tells the person what to do instead."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str  # approved | edited | rejected | already_decided | not_found | mismatch
+    message: str
+    run_id: int | None = None
+
+
+class RunService:
+    def __init__(self, db: Database, settings: Settings, *, model_factory: Callable[[], ModelClient] | None = None,
+                 owner: str | None = None):
+        self.db, self.settings = db, settings
+        self.model_factory = model_factory or (lambda: build_model(settings))
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}"
+
+    # --- starting -------------------------------------------------------------------------------
+
+    def check_goal(self, goal: str) -> str:
+        """The ticket a request is about, or BadInput saying what is wrong with the request."""
+        if not goal or not goal.strip():
+            raise BadInput('Tell me what to do and which ticket, e.g. "handle KITE-142".')
+        if len(goal) > self.settings.max_goal_chars:
+            raise BadInput(f"That request is {len(goal):,} characters; keep it under {self.settings.max_goal_chars:,} "
+                           "(give the ticket id rather than pasting the ticket).")
+        ids = ticket_ids_in(goal)
+        if not ids:
+            raise BadInput("I couldn't find a ticket id in that request. Ids look like KITE-142.")
+        with self.db.session() as session:
+            if session.get(Ticket, ids[0]) is None:
+                raise BadInput(f"There is no ticket {ids[0]}. Ids look like KITE-142; "
+                               "`kitebase search tickets WORDS` finds one by its words.")
+            live = session.exec(select(Run).where(Run.ticket_id == ids[0], col(Run.status).in_(LIVE))).first()
+            if live is not None:
+                raise BadInput(f"{ids[0]} already has a live run (#{live.id}, {live.status.replace('_', ' ')}); "
+                               "finish or decide that one first.")
+        return ids[0]
+
+    def start(self, goal: str, *, started_by: str | None = None, origin: dict | None = None) -> int:
+        ticket_id = self.check_goal(goal)
+        model = self.model_factory()
+        with self.db.session() as session:
+            run = Run(goal=goal.strip(), ticket_id=ticket_id, status="queued", model=model.name,
+                      started_by=started_by, origin=origin,
+                      messages=[{"role": "user", "content": [{"type": "text", "text": goal.strip()}]}])
+            session.add(run)
+            session.flush()
+            return run.id
+
+    # --- continuing -------------------------------------------------------------------------------
+
+    def resume(self, run_id: int, observer: Observer | None = None) -> RunState | None:
+        """Continue a run as far as it can go now. Idempotent; None if another worker holds it."""
+        if not take_lease(self.db, run_id, self.owner, LEASE_SECONDS):
+            logger.info("run %s is being continued elsewhere", run_id)
+            return None
+        try:
+            return self._resume(run_id, observer)
+        except Exception:
+            logger.exception("run %s failed", run_id)
+            self._fail(run_id, "internal error while running the agent (details are in the server log)")
+            return self.load_state(run_id)
+        finally:
+            release_lease(self.db, run_id, self.owner)
+
+    def _resume(self, run_id: int, observer: Observer | None) -> RunState | None:
+        with self.db.session() as session:
+            run = session.get(Run, run_id)
+            if run is None:
+                raise BadInput(f"There is no run {run_id}.")
+            approvals = pending_approvals(session, run_id)
+            state = state_from_run(run, [a for a in approvals if a.status == "pending"])
+        loop = self._loop(run_id, observer)
+        checkpoint = Checkpoint(self.db, self.settings, run_id)
+        if state.status == "awaiting_approval":
+            decided = self._settle(loop, approvals)
+            if decided is None:
+                return state
+            loop.complete_waiting_turn(state, decided)
+            checkpoint(state, StepRecord(number=state.steps, kind="approval",
+                                         text=_decisions_text(approvals), tool_calls=_decision_calls(approvals, decided)))
+        if state.status == "queued":
+            state.status = "running"
+        if state.status != "running":
+            return state
+        state.messages, repaired = history.repair(state.messages, INTERRUPTED)
+        if repaired:
+            logger.warning("run %s: answered %d interrupted tool calls", run_id, len(repaired))
+        return loop.run(state, checkpoint)
+
+    def _loop(self, run_id: int, observer: Observer | None) -> AgentLoop:
+        return AgentLoop(model=self.model_factory(), registry=REGISTRY, settings=self.settings, db=self.db,
+                         observer=observer, run_id=run_id)
+
+    def _settle(self, loop: AgentLoop, approvals: list[Approval]) -> dict[str, ToolResult] | None:
+        """Results of the decided gated calls (running approved ones once), or None while any is pending."""
+        if not approvals or any(a.status == "pending" for a in approvals):
+            return None
+        decided: dict[str, ToolResult] = {}
+        for approval in approvals:
+            if approval.result is None:
+                result = self._outcome(loop, approval)
+                with self.db.session() as session:
+                    row = session.get(Approval, approval.id)
+                    row.result = {"text": result.text, "is_error": result.is_error}
+                    session.add(row)
+                approval.result = {"text": result.text, "is_error": result.is_error}
+            decided[approval.tool_use_id] = ToolResult(approval.result["text"], is_error=approval.result["is_error"])
+        return decided
+
+    def _outcome(self, loop: AgentLoop, approval: Approval) -> ToolResult:
+        call = PendingCall(approval.tool_use_id, approval.tool_name, dict(approval.tool_input or {}),
+                           approval.fingerprint)
+        who = approval.decided_by or "the reviewer"
+        if approval.status == "rejected":
+            return ToolResult(f"Not sent: {who} rejected this draft. Their reason: {approval.reason}. "
+                              "Revise the draft and call reply_to_customer again, or escalate_to_human.", is_error=True)
+        if approval.status == "expired":
+            return ToolResult("Not sent: nobody decided on this draft in time. Stop and escalate_to_human.",
+                              is_error=True)
+        arguments = approval.edited_input if approval.status == "edited" else call.input
+        result = loop.execute_approved(call, arguments, actor=who)
+        if approval.status == "edited" and not result.is_error:
+            return ToolResult(f"{result.text} {who} edited your draft before it was sent; the customer received "
+                              f"this text instead:\n\n{arguments.get('message', '')}", result.data)
+        if not result.is_error:
+            return ToolResult(f"{result.text} Approved by {who}.", result.data)
+        return result
+
+    def _fail(self, run_id: int, reason: str) -> None:
+        try:
+            with self.db.session() as session:
+                run = session.get(Run, run_id)
+                if run is None or run.status in ("completed", "escalated", "failed"):
+                    return
+                run.status, run.reason, run.finished_at, run.updated_at = "failed", reason, utcnow(), utcnow()
+                session.add(run)
+                open_escalation(session, run, kind="failure", reason=reason)
+        except Exception:
+            logger.exception("could not record the failure of run %s", run_id)
+
+    # --- people ---------------------------------------------------------------------------------
+
+    def decide(self, approval_id: int, *, action: str, actor: str, message: str | None = None,
+               reason: str | None = None, expected_fingerprint: str | None = None) -> Decision:
+        """Record one decision on a gated call; only the first decision counts (an atomic UPDATE)."""
+        if action not in ("approve", "edit", "reject"):
+            raise BadInput(f"Unknown decision {action!r}; use approve, edit or reject.")
+        if action == "edit" and not (message and message.strip()):
+            raise BadInput("The edited reply is empty; write the message the customer should receive.")
+        if action == "reject" and not (reason and reason.strip()):
+            raise BadInput("Say why the draft is rejected; the agent uses your reason to revise it.")
+        with self.db.session() as session:
+            approval = session.get(Approval, approval_id)
+            if approval is None:
+                return Decision("not_found", f"There is no approval {approval_id}; it may have been removed.")
+            if expected_fingerprint and expected_fingerprint != approval.fingerprint:
+                return Decision("mismatch", "This draft changed since you saw it; nothing was sent. Look at the "
+                                "current draft and decide again.", approval.run_id)
+            status = {"approve": "approved", "edit": "edited", "reject": "rejected"}[action]
+            edited = {**(approval.tool_input or {}), "message": message.strip()} if action == "edit" else None
+            won = session.execute(
+                update(Approval).where(col(Approval.id) == approval_id, col(Approval.status) == "pending")
+                .values(status=status, decided_by=actor, decided_at=utcnow(), edited_input=edited,
+                        reason=reason.strip() if reason else None)).rowcount == 1
+            run_id = approval.run_id
+        if not won:
+            with self.db.session() as session:
+                current = session.get(Approval, approval_id)
+                when = current.decided_at.strftime("%H:%M UTC") if current.decided_at else "earlier"
+                return Decision("already_decided", f"Already {current.status} by {current.decided_by} at {when}; "
+                                "nothing more was sent.", run_id)
+        return Decision(status, f"{status.capitalize()} by {actor}.", run_id)
+
+    def follow_up(self, run_id: int, text: str, *, actor: str | None = None) -> None:
+        """A person adds to a finished run's conversation; the next resume runs with a fresh allowance."""
+        if not text or not text.strip():
+            raise BadInput("The follow-up is empty; say what else you need.")
+        self._reopen(run_id, text.strip(), actor=actor)
+
+    def reopen(self, run_id: int, *, actor: str, note: str | None = None) -> None:
+        """Continue a stopped run with a fresh allowance of steps, tokens, dollars and time."""
+        text = (f"{actor} asked you to continue with a fresh allowance."
+                + (f" Their note: {note.strip()}" if note and note.strip() else "")
+                + " Pick up where you stopped; do not repeat work already done.")
+        self._reopen(run_id, text, actor=actor)
+        with self.db.session() as session:
+            session.execute(update(Escalation).where(col(Escalation.run_id) == run_id,
+                                                     col(Escalation.status).in_(("open", "claimed")))
+                            .values(status="resumed", note=f"resumed by {actor}", updated_at=utcnow()))
+
+    def _reopen(self, run_id: int, text: str, *, actor: str | None) -> None:
+        if not take_lease(self.db, run_id, self.owner, LEASE_SECONDS):
+            raise BadInput(f"Run {run_id} is busy right now; try again in a moment.")
+        try:
+            with self.db.session() as session:
+                run = session.get(Run, run_id, with_for_update=True)
+                if run is None:
+                    raise BadInput(f"There is no run {run_id}.")
+                if run.status in LIVE:
+                    raise BadInput(f"Run {run_id} is still {run.status.replace('_', ' ')}; wait for it to finish.")
+                state = state_from_run(run, [])
+                state.messages, _ = history.repair(state.messages, "Not run: the run stopped before this call.")
+                state.messages = history.append_user_text(state.messages, text)
+                state.start_segment()
+                state.segment_first_message = max(0, len(state.messages) - 1)
+                state.status, state.reason, state.answer = "queued", None, None
+                apply_state(run, state)
+                run.finished_at = None
+                session.add(run)
+        finally:
+            release_lease(self.db, run_id, self.owner)
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def load_state(self, run_id: int) -> RunState | None:
+        with self.db.session() as session:
+            run = session.get(Run, run_id)
+            if run is None:
+                return None
+            approvals = [a for a in pending_approvals(session, run_id) if a.status == "pending"]
+            return state_from_run(run, approvals)
+
+
+def _decisions_text(approvals: list[Approval]) -> str:
+    return "; ".join(f"{a.tool_name} {a.status} by {a.decided_by or 'nobody'}" for a in approvals)
+
+
+def _decision_calls(approvals: list[Approval], decided: dict[str, ToolResult]) -> list[dict]:
+    return [{"id": a.tool_use_id, "name": a.tool_name, "input": a.edited_input or a.tool_input,
+             "result": decided[a.tool_use_id].text, "is_error": decided[a.tool_use_id].is_error,
+             "latency_ms": 0, "status": a.status} for a in approvals]

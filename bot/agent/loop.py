@@ -106,11 +106,11 @@ class AgentLoop:
         if policy == "resume":
             return self._pause(state, response, step)
         state.pause_count = 0
-        state.messages.append({"role": "assistant", "content": response.content})
+        content = self._append_assistant(state, response.content)
         if policy == "continue":
-            self._act(state, response.content, step)
+            self._act(state, content, step)
         elif policy == "done":
-            self._done(state, response.content)
+            self._done(state, content)
         elif policy == "unknown":
             logger.warning("unknown stop_reason %r", response.stop_reason)
             self._escalate(state, "unknown_stop_reason",
@@ -139,17 +139,23 @@ class AgentLoop:
     def _pause(self, state: RunState, response: ModelResponse, step: StepRecord) -> StepRecord:
         """pause_turn: send the paused content back so the model resumes; bounded."""
         state.pause_count += 1
-        last = state.messages[-1]
-        if last.get("role") == "assistant":  # a continuation of a paused turn: keep one assistant message
-            last["content"] = [*history.blocks(last), *response.content]
-        else:
-            state.messages.append({"role": "assistant", "content": response.content})
+        self._append_assistant(state, response.content)
         if any(b.get("type") == "tool_use" for b in response.content):
             self._escalate(state, "paused", "the model paused a turn that asks for tools; not run")
         elif state.pause_count > self.settings.max_pause_continuations:
             self._escalate(state, "paused", f"the model paused {state.pause_count} times in a row "
                            f"(KITEBASE_MAX_PAUSE_CONTINUATIONS={self.settings.max_pause_continuations})")
         return step
+
+    @staticmethod
+    def _append_assistant(state: RunState, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Append the reply verbatim; after pause_turn it continues the paused assistant message."""
+        last = state.messages[-1]
+        if last.get("role") == "assistant":
+            last["content"] = [*history.blocks(last), *content]
+            return last["content"]
+        state.messages.append({"role": "assistant", "content": content})
+        return content
 
     def _done(self, state: RunState, content: list[dict[str, Any]]) -> None:
         answer = history.text_of(content)

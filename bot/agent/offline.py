@@ -100,7 +100,7 @@ class _Turn:
 
     def reply_or_report(self, ticket: dict[str, Any], help_call: dict[str, Any],
                         tickets_call: dict[str, Any]) -> list[dict[str, Any]]:
-        sections = _sections(help_call["text"]) if not help_call["error"] else []
+        sections = _relevant(_sections(help_call["text"]), help_call["input"]["query"]) if not help_call["error"] else []
         reply = self.last("reply_to_customer")
         if reply is None:
             if not sections:
@@ -174,6 +174,16 @@ def _sections(text: str) -> list[dict[str, str]]:
     return found
 
 
+def _relevant(sections: list[dict[str, str]], query: str) -> list[dict[str, str]]:
+    """The best section, plus the others from its article or whose heading shares a query word."""
+    if not sections:
+        return []
+    words = set(query.lower().split())
+    article = sections[0]["id"].split("#")[0]
+    return [sections[0]] + [s for s in sections[1:] if s["id"].split("#")[0] == article
+                            or words & set(re.findall(r"\w+", s["heading"].lower()))]
+
+
 def _hits(call: dict[str, Any], topic: str | None = None) -> list[dict[str, Any]]:
     """Search hits close enough to the best one (and, given a topic tag, sharing it)."""
     if call["error"] or not call["text"].lstrip().startswith("["):
@@ -185,22 +195,30 @@ def _hits(call: dict[str, Any], topic: str | None = None) -> list[dict[str, Any]
     return [h for h in hits if h["score"] >= 0.5 * top and (topic is None or topic in h["tags"])]
 
 
-def _sentences(body: str, count: int) -> str:
-    plain = re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", body, flags=re.MULTILINE)
-    plain = " ".join(plain.replace("**", "").split())
-    parts = re.split(r"(?<=[.!?])\s+", plain)
-    return " ".join(parts[:count])
+def _guidance(body: str, limit: int = 1100) -> str:
+    """The section's first paragraph (two if the first is short), cut at a sentence near `limit`."""
+    paragraphs = [p.strip() for p in body.split("\n\n") if p.strip()]
+    text = paragraphs[0] if paragraphs else ""
+    if len(text) < 200 and len(paragraphs) > 1:
+        text += "\n\n" + paragraphs[1]
+    text = text.replace("**", "")
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind(".\n"))
+    return cut[: end + 1] if end > 0 else cut
 
 
 def _draft(ticket: dict[str, Any], sections: list[dict[str, str]]) -> str:
     customer = ticket.get("customer") or {}
     first = (customer.get("contact_name") or "there").split()[0]
     main = sections[0]
-    more = ", ".join(f"[{s['id']}]" for s in sections)
+    more = [f"[{s['id']}]" for s in sections[1:]]
+    see_also = f" You may also find {' and '.join(more)} useful." if more else ""
     return (f"Hi {first},\n\nThanks for letting us know, and sorry for the trouble with “{ticket['title']}”.\n\n"
-            f"{_sentences(main['body'], 3)} [{main['id']}]\n\n"
-            f"If that doesn't get you back on track, reply here and we'll work through it with you. "
-            f"More detail: {more}.\n\nBest regards,\nKitebase Support")
+            f"{_guidance(main['body'])} [{main['id']}]\n\n"
+            f"If that doesn't get you back on track, reply here and we'll work through it with you.{see_also}"
+            "\n\nBest regards,\nKitebase Support")
 
 
 def _report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[str, Any],
@@ -222,7 +240,7 @@ def _report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[
     affected = [h for h in others if h["status"] != "closed"]
     solved = [h for h in others if h["status"] == "closed"]
     if affected:
-        lines.append("Other customers who look affected:")
+        lines.append("Other customers with the same kind of problem open:")
         lines += [f"- {h['id']} {h['customer']}: “{h['title']}” ({h['status']}, {h['assignee'] or 'unassigned'})"
                   for h in affected]
         unassigned = [h["id"] for h in affected if not h["assignee"]]

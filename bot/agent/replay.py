@@ -1,0 +1,69 @@
+"""Replay a stored run: as a readable timeline, or against the loop as a regression check."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.agent.model import ModelResponse, Usage
+from bot.db.models import Run, Step
+
+
+class ReplayModel:
+    """Hands back a stored run's model responses, in order, and fails loudly if the loop asks for more."""
+
+    def __init__(self, steps: list[Step], name: str = "replay"):
+        self.name = name
+        self._responses = [s for s in steps if s.kind == "model" and s.response is not None]
+        self.calls = 0
+
+    def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
+                 max_tokens: int) -> ModelResponse:
+        if self.calls >= len(self._responses):
+            raise RuntimeError(f"the replayed run made only {len(self._responses)} model calls; the loop asked for more")
+        step = self._responses[self.calls]
+        self.calls += 1
+        return ModelResponse(content=step.response, stop_reason=step.stop_reason,
+                             usage=Usage(step.input_tokens, step.output_tokens, step.cache_read_tokens,
+                                         step.cache_write_tokens), model=self.name)
+
+
+def timeline(run: Run, steps: list[Step], *, result_chars: int = 240) -> str:
+    """A readable account of a stored run, step by step."""
+    lines = [f"Run {run.id} · {run.ticket_id or '-'} · {run.status} · model {run.model}",
+             f"Goal: {run.goal}",
+             f"Started {run.created_at:%Y-%m-%d %H:%M:%S} UTC by {run.started_by or 'unknown'}", ""]
+    for step in steps:
+        lines.extend(_step_lines(step, result_chars))
+    lines.append("")
+    lines.append(f"Totals: {run.steps} model calls · {run.total_tokens:,} tokens (in {run.input_tokens:,}, out "
+                 f"{run.output_tokens:,}, cache read {run.cache_read_tokens:,}, cache write {run.cache_write_tokens:,})"
+                 f" · ${run.cost_usd:.4f}")
+    if run.status == "completed":
+        lines.append(f"Answer:\n{run.answer}")
+    elif run.reason:
+        lines.append(f"Stopped: {run.reason}")
+    return "\n".join(lines)
+
+
+def _step_lines(step: Step, result_chars: int) -> list[str]:
+    if step.kind == "model":
+        head = (f"[{step.number}] turn {step.turn} · stop_reason={step.stop_reason} · in {step.input_tokens:,} / out "
+                f"{step.output_tokens:,} tok (cache r {step.cache_read_tokens:,} w {step.cache_write_tokens:,}) · "
+                f"{step.latency_ms} ms · ${step.cost_usd:.4f}")
+    else:
+        head = f"[{step.number}] {step.kind}: {step.text or ''}"
+    lines = [head]
+    if step.kind == "model" and step.text:
+        lines += ["    says: " + line for line in step.text.splitlines()]
+    for call in step.tool_calls or []:
+        args = json.dumps(call.get("input"), ensure_ascii=False)
+        if len(args) > 200:
+            args = args[:199] + "…"
+        result = " ".join(str(call.get("result", "")).split())
+        if len(result) > result_chars:
+            result = result[:result_chars] + "…"
+        flag = "ERROR " if call.get("is_error") else ""
+        lines.append(f"    {call.get('name')}({args}) [{call.get('status')}, {call.get('latency_ms', 0)} ms]")
+        lines.append(f"      ← {flag}{result}")
+    return lines

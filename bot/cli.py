@@ -1,0 +1,386 @@
+"""`kitebase`: run the agent on a ticket, look at runs and the human queue, replay runs, search the desk."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+from sqlmodel import col, select
+
+from bot.agent.replay import ReplayModel, timeline
+from bot.agent.state import RunState
+from bot.cli_output import TurnPrinter, one_line
+from bot.config import Settings
+from bot.db.engine import Database, create_schema
+from bot.db.models import Escalation, Run, Step
+from bot.db.seed import seed_desk
+from bot.runs.service import BadInput, RunService
+from tools import REGISTRY, ToolContext, execute
+
+logger = logging.getLogger(__name__)
+
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
+GUARD_OPTIONS = {"max_steps": int, "token_budget": int, "cost_budget_usd": float, "deadline_seconds": float,
+                 "max_repeats": int}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings(**{k: getattr(args, k) for k in GUARD_OPTIONS if getattr(args, k, None) is not None},
+                            **({"offline": True} if getattr(args, "offline", False) else {}))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'setting'}: {e['msg']}" for e in exc.errors())
+        print(f"kitebase: bad setting: {problems}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return args.handler(args, settings)
+    except BadInput as exc:
+        print(f"kitebase: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("\nkitebase: interrupted; the run is stored and can be continued with `kitebase resume`.", file=sys.stderr)
+        return EXIT_STOPPED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kitebase", description="The Kitebase ticket agent.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens (to stderr)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="work a ticket: kitebase run \"handle KITE-142\"")
+    run.add_argument("goal", help="the request, naming a ticket id")
+    run.add_argument("--approve", choices=["prompt", "auto", "reject"],
+                     help="what to do when the agent wants to reply to a customer (default: prompt on a terminal, "
+                          "otherwise leave the run waiting)")
+    run.add_argument("--as", dest="actor", default="cli", help="who approves (recorded with the decision)")
+    run.add_argument("--offline", action="store_true", help="use the offline model even if ANTHROPIC_API_KEY is set")
+    for name, kind in GUARD_OPTIONS.items():
+        run.add_argument("--" + name.replace("_", "-"), type=kind, dest=name, help=f"KITEBASE_{name.upper()}")
+    run.add_argument("--json", action="store_true", help="print one JSON object at the end (turns go to stderr)")
+    run.set_defaults(handler=cmd_run)
+
+    for name, help_text in (("approve", "approve a waiting reply (optionally with an edit) and continue the run"),
+                            ("reject", "reject a waiting reply with a reason and continue the run")):
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("approval_id", type=int)
+        p.add_argument("--as", dest="actor", default="cli")
+        if name == "approve":
+            p.add_argument("--edit", dest="message", help="send this text instead of the draft")
+        else:
+            p.add_argument("--reason", required=True)
+        p.add_argument("--approve", choices=["prompt", "auto", "reject"])
+        p.add_argument("--json", action="store_true")
+        p.set_defaults(handler=cmd_decide, decision=name)
+
+    resume = sub.add_parser("resume", help="continue a stored run (after a crash, or a stopped run with a fresh allowance)")
+    resume.add_argument("run_id", type=int)
+    resume.add_argument("--note", help="a note for the agent when continuing a stopped run")
+    resume.add_argument("--approve", choices=["prompt", "auto", "reject"])
+    resume.add_argument("--as", dest="actor", default="cli")
+    resume.add_argument("--json", action="store_true")
+    resume.set_defaults(handler=cmd_resume)
+
+    follow = sub.add_parser("follow-up", help="add to a finished run's conversation and continue it")
+    follow.add_argument("run_id", type=int)
+    follow.add_argument("text")
+    follow.add_argument("--approve", choices=["prompt", "auto", "reject"])
+    follow.add_argument("--as", dest="actor", default="cli")
+    follow.add_argument("--json", action="store_true")
+    follow.set_defaults(handler=cmd_follow_up)
+
+    runs = sub.add_parser("runs", help="the latest runs")
+    runs.add_argument("--limit", type=int, default=20)
+    runs.add_argument("--json", action="store_true")
+    runs.set_defaults(handler=cmd_runs)
+
+    queue = sub.add_parser("queue", help="runs handed to a person, with reason and summary")
+    queue.add_argument("--json", action="store_true")
+    queue.set_defaults(handler=cmd_queue)
+
+    replay = sub.add_parser("replay", help="a stored run as a readable timeline")
+    replay.add_argument("run_id", type=int)
+    replay.add_argument("--check", action="store_true",
+                        help="also re-run the stored model responses through the loop on a scratch copy of the desk "
+                             "and report whether it behaves the same")
+    replay.set_defaults(handler=cmd_replay)
+
+    search = sub.add_parser("search", help="search the desk exactly as the agent's tools do")
+    search.add_argument("what", choices=["help", "tickets"])
+    search.add_argument("query", nargs="?", default="")
+    search.add_argument("--like", help="tickets like this one (uses its title and tags; excludes it)")
+    search.add_argument("--status", choices=["any", "open", "pending", "closed"], default="any")
+    search.add_argument("--limit", type=int)
+    search.add_argument("--json", action="store_true")
+    search.set_defaults(handler=cmd_search)
+
+    db = sub.add_parser("db", help="database maintenance")
+    db.add_argument("action", choices=["upgrade"], help="create or update the schema and load the desk")
+    db.set_defaults(handler=cmd_db)
+
+    serve = sub.add_parser("serve", help="the Slack app (HTTP mode, or Socket Mode with SLACK_APP_TOKEN)")
+    serve.set_defaults(handler=cmd_serve)
+    return parser
+
+
+# --- set-up --------------------------------------------------------------------------------------
+
+def open_database(settings: Settings) -> Database:
+    db = Database.from_url(settings.database_url)
+    create_schema(db.engine)
+    seed_desk(db, settings.data_dir)
+    return db
+
+
+def approve_mode(args: argparse.Namespace) -> str:
+    if args.approve:
+        return args.approve
+    return "prompt" if sys.stdin.isatty() and not getattr(args, "json", False) else "later"
+
+
+# --- run and continue ------------------------------------------------------------------------------
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    db = open_database(settings)
+    service = RunService(db, settings)
+    run_id = service.start(args.goal, started_by=args.actor, origin={"surface": "cli"})
+    out = sys.stderr if args.json else sys.stdout
+    model = service.model_factory().name
+    offline = " (offline model: no ANTHROPIC_API_KEY set)" if model == "kitebase-offline" else ""
+    print(f"Run {run_id} · model {model}{offline}\nGoal: {args.goal}", file=out, flush=True)
+    return drive(service, run_id, args, out)
+
+
+def drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) -> int:
+    """Continue the run, answering approvals as --approve says, until it ends or waits."""
+    printer = TurnPrinter(out)
+    mode = approve_mode(args)
+    while True:
+        state = service.resume(run_id, printer)
+        if state is None:
+            raise BadInput(f"Run {run_id} is being continued by another process right now.")
+        if state.status != "awaiting_approval" or mode == "later":
+            break
+        if not decide_at_terminal(service, run_id, state, mode, args.actor, out):
+            break
+    state = service.load_state(run_id)
+    if state.status == "awaiting_approval":
+        hint_waiting(service, run_id, out)
+    return finish(run_id, state, args)
+
+
+def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: str, actor: str, out: Any) -> bool:
+    from bot.db.models import Approval
+
+    for call in state.pending_calls:
+        with service.db.session() as session:
+            approval = session.exec(select(Approval).where(Approval.tool_use_id == call.tool_use_id)).one()
+        if mode == "auto":
+            print(f"  → approved automatically (--approve auto) as {actor}", file=out)
+            service.decide(approval.id, action="approve", actor=actor)
+        elif mode == "reject":
+            print("  → rejected (--approve reject)", file=out)
+            service.decide(approval.id, action="reject", actor=actor, reason="rejected at the terminal (--approve reject)")
+        else:
+            answer = ask("Send this reply? [a]pprove / [e]dit / [r]eject / [l]ater: ", out).strip().lower()
+            if answer.startswith("a"):
+                service.decide(approval.id, action="approve", actor=actor)
+            elif answer.startswith("e"):
+                print("Type the reply to send; end with a line holding a single '.':", file=out)
+                service.decide(approval.id, action="edit", actor=actor, message=read_block())
+            elif answer.startswith("r"):
+                reason = ask("Why? (the agent will use this to revise): ", out).strip()
+                service.decide(approval.id, action="reject", actor=actor, reason=reason or "no reason given")
+            else:
+                return False
+    return True
+
+
+def ask(prompt: str, out: Any) -> str:
+    print(prompt, end="", file=out, flush=True)
+    line = sys.stdin.readline()
+    return line if line else "l"
+
+
+def read_block() -> str:
+    lines = []
+    for line in sys.stdin:
+        if line.rstrip("\n") == ".":
+            break
+        lines.append(line.rstrip("\n"))
+    return "\n".join(lines)
+
+
+def hint_waiting(service: RunService, run_id: int, out: Any) -> None:
+    from bot.db.models import Approval
+
+    with service.db.session() as session:
+        rows = session.exec(select(Approval).where(Approval.run_id == run_id, Approval.status == "pending")).all()
+    for row in rows:
+        print(f"\nRun {run_id} waits for approval {row.id} ({row.tool_name}). Decide from anywhere, any time:\n"
+              f"  kitebase approve {row.id} [--edit TEXT]   or   kitebase reject {row.id} --reason TEXT", file=out)
+
+
+def finish(run_id: int, state: RunState, args: argparse.Namespace) -> int:
+    if getattr(args, "json", False):
+        print(json.dumps(run_json(run_id, state), ensure_ascii=False))
+    return {"completed": EXIT_OK, "escalated": EXIT_STOPPED, "awaiting_approval": EXIT_STOPPED}.get(
+        state.status, EXIT_INTERNAL)
+
+
+def run_json(run_id: int, state: RunState) -> dict[str, Any]:
+    return {"run_id": run_id, "status": state.status, "reason": state.reason, "steps": state.steps,
+            "input_tokens": state.usage.input_tokens, "output_tokens": state.usage.output_tokens,
+            "cache_read_tokens": state.usage.cache_read_tokens, "cache_write_tokens": state.usage.cache_write_tokens,
+            "total_tokens": state.usage.total, "cost_usd": round(state.cost_usd, 6), "answer": state.answer,
+            "summary": state.summary if state.status != "completed" else None}
+
+
+def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
+    service = RunService(open_database(settings), settings)
+    if args.decision == "approve":
+        action = "edit" if args.message is not None else "approve"
+        decision = service.decide(args.approval_id, action=action, actor=args.actor, message=args.message)
+    else:
+        decision = service.decide(args.approval_id, action="reject", actor=args.actor, reason=args.reason)
+    out = sys.stderr if args.json else sys.stdout
+    print(decision.message, file=out)
+    if decision.outcome in ("not_found", "mismatch", "already_decided") or decision.run_id is None:
+        return EXIT_BAD_INPUT
+    return drive(service, decision.run_id, args, out)
+
+
+def cmd_resume(args: argparse.Namespace, settings: Settings) -> int:
+    service = RunService(open_database(settings), settings)
+    state = service.load_state(args.run_id)
+    if state is None:
+        raise BadInput(f"There is no run {args.run_id}.")
+    if state.status in ("completed", "escalated", "failed"):
+        service.reopen(args.run_id, actor=args.actor, note=args.note)
+    out = sys.stderr if args.json else sys.stdout
+    return drive(service, args.run_id, args, out)
+
+
+def cmd_follow_up(args: argparse.Namespace, settings: Settings) -> int:
+    service = RunService(open_database(settings), settings)
+    service.follow_up(args.run_id, args.text, actor=args.actor)
+    out = sys.stderr if args.json else sys.stdout
+    return drive(service, args.run_id, args, out)
+
+
+# --- looking -------------------------------------------------------------------------------------
+
+def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
+    db = open_database(settings)
+    with db.session() as session:
+        runs = session.exec(select(Run).order_by(col(Run.id).desc()).limit(args.limit)).all()
+    rows = [{"run_id": r.id, "ticket_id": r.ticket_id, "status": r.status, "reason": r.reason, "steps": r.steps,
+             "total_tokens": r.total_tokens, "cost_usd": round(r.cost_usd, 6), "goal": r.goal,
+             "started_by": r.started_by, "created_at": r.created_at.isoformat()} for r in runs]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return EXIT_OK
+    if not rows:
+        print("No runs yet. Try: kitebase run \"handle KITE-142\"")
+    for r in rows:
+        print(f"#{r['run_id']:<4} {r['ticket_id'] or '-':<9} {r['status']:<18} {r['steps']:>2} calls "
+              f"{r['total_tokens']:>8,} tok ${r['cost_usd']:.4f}  {one_line(r['goal'], 60)}")
+        if r["reason"]:
+            print(f"      {one_line(r['reason'], 110)}")
+    return EXIT_OK
+
+
+def cmd_queue(args: argparse.Namespace, settings: Settings) -> int:
+    db = open_database(settings)
+    with db.session() as session:
+        rows = session.exec(select(Escalation, Run).join(Run, col(Run.id) == col(Escalation.run_id))
+                            .where(col(Escalation.status).in_(("open", "claimed")))
+                            .order_by(col(Escalation.id))).all()
+    items = [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id, "kind": e.kind, "reason": e.reason,
+              "summary": e.summary, "status": e.status, "claimed_by": e.claimed_by,
+              "created_at": e.created_at.isoformat()} for e, r in rows]
+    if args.json:
+        print(json.dumps(items, ensure_ascii=False, indent=1))
+        return EXIT_OK
+    if not items:
+        print("The human queue is empty.")
+    for item in items:
+        who = f" · claimed by {item['claimed_by']}" if item["claimed_by"] else ""
+        print(f"Run {item['run_id']} · {item['ticket_id']} · {item['kind']}{who}\n  Reason: {item['reason']}")
+        for line in (item["summary"] or "").splitlines():
+            print(f"  {line}")
+        print(f"  History: kitebase replay {item['run_id']}   Continue: kitebase resume {item['run_id']} --note ...\n")
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
+    db = open_database(settings)
+    with db.session() as session:
+        run = session.get(Run, args.run_id)
+        if run is None:
+            raise BadInput(f"There is no run {args.run_id}. `kitebase runs` lists them.")
+        steps = list(session.exec(select(Step).where(Step.run_id == run.id).order_by(col(Step.number))).all())
+    print(timeline(run, steps))
+    if args.check:
+        from bot.runs.rerun import rerun
+
+        report = rerun(run, steps, settings)
+        print("\n" + report.text)
+        return EXIT_OK if report.same else EXIT_STOPPED
+    return EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    db = open_database(settings)
+    ctx = ToolContext(db=db, settings=settings)
+    if args.what == "help":
+        if args.like:
+            raise BadInput("--like works with `search tickets`.")
+        arguments: dict[str, Any] = {"query": args.query, "limit": args.limit or 3}
+        result = execute(REGISTRY, ctx, "search_help", arguments)
+    else:
+        query = args.query
+        arguments = {"status": args.status, "limit": args.limit or 5}
+        if args.like:
+            ticket = execute(REGISTRY, ctx, "get_ticket", {"ticket_id": args.like})
+            if ticket.is_error:
+                raise BadInput(ticket.text)
+            query = " ".join([query, ticket.data["title"], *ticket.data["tags"]]).strip()
+            arguments["exclude_ticket_id"] = ticket.data["id"]
+        if not query.strip():
+            raise BadInput("Give words to search for, or --like KITE-142.")
+        result = execute(REGISTRY, ctx, "search_tickets", {"query": query, **arguments})
+    if result.is_error:
+        raise BadInput(result.text)
+    if args.json:
+        print(json.dumps(result.data or [], ensure_ascii=False, indent=1))
+    else:
+        print(result.text)
+    return EXIT_OK
+
+
+def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    db = Database.from_url(settings.database_url)
+    create_schema(db.engine)
+    result = seed_desk(db, settings.data_dir)
+    print(f"Schema ready. Desk: {result.customers} customers, {result.tickets} tickets, {result.sections} help sections"
+          + (" (loaded now)." if result.loaded else "."))
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.server import serve
+
+    return serve(settings)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,84 @@
+"""What the CLI prints while a run goes on: every turn, call and result, and the draft to approve."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from bot.agent.events import Observer
+from bot.agent.model import ModelResponse
+from bot.agent.state import PendingCall, RunState
+
+RESULT_CHARS = 300
+
+
+def one_line(text: str, limit: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def call_text(name: str, arguments: Any, limit: int = 160) -> str:
+    if not isinstance(arguments, dict):
+        return f"{name}({arguments!r})"
+    parts = [f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()]
+    return f"{name}({one_line(', '.join(parts), limit)})"
+
+
+class TurnPrinter(Observer):
+    """Prints the run as it happens, for a person at a terminal."""
+
+    def __init__(self, out: TextIO | None = None):
+        self.out = out or sys.stdout
+
+    def _p(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def on_model_response(self, state: RunState, response: ModelResponse) -> None:
+        u = response.usage
+        sent = len(state.messages)
+        self._p(f"\nTurn {state.steps} · stop_reason={response.stop_reason} · sent {sent} message{'s' if sent != 1 else ''} · "
+                f"in {u.input_tokens:,} / out {u.output_tokens:,} tokens (cache read {u.cache_read_tokens:,}, "
+                f"write {u.cache_write_tokens:,}) · {response.latency_ms} ms")
+        for block in response.content:
+            if block.get("type") == "text" and response.stop_reason == "end_turn":
+                self._p("  says: (the final answer, below)")
+            elif block.get("type") == "text" and block.get("text", "").strip():
+                for line in block["text"].strip().splitlines():
+                    self._p(f"  says: {line}")
+            elif block.get("type") == "thinking":
+                self._p(f"  thinks: {one_line(block.get('thinking', ''), 200)}")
+            elif block.get("type") == "tool_use":
+                self._p(f"  asks: {call_text(block.get('name', '?'), block.get('input'))}  [{block.get('id')}]")
+
+    def on_tool_result(self, state: RunState, call: dict[str, Any]) -> None:
+        if call.get("status") == "held":
+            self._p(f"  held: {call['name']} waits for a person's approval")
+            return
+        marker = "error" if call.get("is_error") else "ok"
+        self._p(f"  ← {call['name']} {marker} ({call.get('latency_ms', 0)} ms): {one_line(call.get('result', ''), RESULT_CHARS)}")
+
+    def on_approval_needed(self, state: RunState, calls: list[PendingCall]) -> None:
+        for call in calls:
+            self._p(f"\nApproval needed: {call.name} on {call.input.get('ticket_id', '?')}")
+            message = call.input.get("message")
+            if message:
+                self._p("  ┌ draft " + "─" * 60)
+                for line in str(message).splitlines():
+                    self._p(f"  │ {line}")
+                self._p("  └" + "─" * 67)
+
+    def on_finished(self, state: RunState) -> None:
+        self._p("")
+        self._p("─" * 70)
+        if state.status == "completed":
+            self._p("Done. Final answer:\n")
+            self._p(state.answer or "")
+        else:
+            self._p(f"Stopped ({state.status}): {state.reason}")
+            if state.summary:
+                self._p(state.summary)
+            self._p("The run is in the human queue with its full history: `kitebase queue`.")
+        self._p(f"\n{state.steps} model calls · {state.usage.total:,} tokens (in {state.usage.input_tokens:,}, out "
+                f"{state.usage.output_tokens:,}, cache read {state.usage.cache_read_tokens:,}, write "
+                f"{state.usage.cache_write_tokens:,}) · ${state.cost_usd:.4f}")

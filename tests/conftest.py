@@ -1,0 +1,85 @@
+"""Shared fixtures. No test may reach the network: the guard below refuses every non-loopback address."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from bot.config import Settings
+from bot.db.engine import Database, create_schema
+from bot.db.seed import seed_desk
+
+LOOPBACK = {"localhost", "127.0.0.1", "::1", "0.0.0.0", None, ""}
+_real_getaddrinfo = socket.getaddrinfo
+SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
+              "SLACK_API_BASE_URL", "DATABASE_URL", "KITEBASE_OFFLINE")
+
+
+def _loopback_only(host, *args, **kwargs):  # type: ignore[no-untyped-def]
+    if isinstance(host, bytes):
+        host = host.decode()
+    if host not in LOOPBACK and not str(host).startswith("127."):
+        raise OSError(f"tests may not reach the network (tried {host!r}); use a local stand-in")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def _no_network_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket, "getaddrinfo", _loopback_only)
+    for name in SECRET_ENV:
+        monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("KITEBASE_") and n != "KITEBASE_TEST_DATABASE_URL"]:
+        monkeypatch.delenv(name, raising=False)
+
+
+def _postgres_url() -> str | None:
+    return os.environ.get("KITEBASE_TEST_DATABASE_URL") or None
+
+
+def _reset_postgres(url: str) -> None:
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'kitebase.db'}"
+    url = _postgres_url()
+    if url is None:
+        pytest.skip("KITEBASE_TEST_DATABASE_URL is not set (CI sets it)")
+    _reset_postgres(url)
+    return url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'kitebase.db'}"
+
+
+def make_settings(url: str, **overrides: object) -> Settings:
+    return Settings(database_url=url, **overrides)
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return make_settings(database_url)
+
+
+@pytest.fixture
+def db(settings: Settings):  # type: ignore[no-untyped-def]
+    database = Database.from_url(settings.database_url)
+    create_schema(database.engine)
+    seed_desk(database, settings.data_dir)
+    yield database
+    database.engine.dispose()

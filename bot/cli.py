@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 from sqlmodel import col, select
 
-from bot.agent.replay import ReplayModel, timeline
+from bot.agent.replay import timeline
 from bot.agent.state import RunState
 from bot.cli_output import TurnPrinter, one_line
 from bot.config import Settings

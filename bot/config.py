@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-
-from pydantic import AliasChoices, Field, SecretStr, field_validator
 from typing import Annotated
 
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -7,12 +7,12 @@ import time
 
 import pytest
 
+from bot.agent.loop import AgentLoop
 from bot.agent.model import Usage
 from bot.agent.state import RunState
-from bot.agent.loop import AgentLoop
-from tools import REGISTRY, Tool, ToolResult
 from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import assert_well_formed, escalations_of, run_row, service_with, steps_of
+from tools import REGISTRY, Tool, ToolResult
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
 

@@ -59,9 +59,9 @@ def problems(messages: list[Message], *, allow_open_tool_use: bool = False) -> l
                     found.append(f"tool_use id {use.get('id')} appears twice")
                 seen_ids.add(use.get("id"))
             found.extend(_answer_problems(messages, i, allow_open_tool_use))
-        elif i == 0 or messages[i - 1].get("role") != "assistant" or not tool_uses(messages[i - 1]):
-            if any(b.get("type") == "tool_result" for b in content):
-                found.append(f"message {i} has tool_result blocks that answer no tool_use")
+        elif (i == 0 or messages[i - 1].get("role") != "assistant" or not tool_uses(messages[i - 1])) and any(
+                b.get("type") == "tool_result" for b in content):
+            found.append(f"message {i} has tool_result blocks that answer no tool_use")
     return found
 
 

@@ -14,12 +14,7 @@ from sqlmodel import Session
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 STOPWORDS = frozenset(
-    """a about after again all also am an and any are as at be been before being but by can could did do
-    does doing for from had has have having he her here hers him his how i if in into is it its just me
-    more most my no nor not of off on once only or other our out over own same she should so some such
-    than that the their them then there these they this those through to too under until up very was we
-    were what when where which while who whom why will with would you your yours hi hello thanks thank
-    please customer customers ticket tickets kitebase near""".split()
+    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "hi", "hello", "thanks", "thank", "please", "customer", "customers", "ticket", "tickets", "kitebase", "near"]
 )
 MAX_TERMS = 16
 

@@ -448,9 +448,8 @@ class _Handler(BaseHTTPRequestHandler):
             parse_error = None
         except (ValueError, UnicodeDecodeError) as exc:
             body, parse_error = None, exc
-        self.api._record(
-            {"path": path, "query": query, "method": self.command, "headers": headers, "body": body}
-        )
+        entry = {"path": path, "query": query, "method": self.command, "headers": headers, "body": body}
+        self.api._record(entry)
 
         if self.command != "POST" or path.rstrip("/") != MESSAGES_PATH:
             self._send(
@@ -523,7 +522,9 @@ class _Handler(BaseHTTPRequestHandler):
                 {"x-should-retry": "false"},
             )
             return
-        self._send(200, self.api._complete_response(result, body))
+        completed = self.api._complete_response(result, body)
+        entry["response"] = copy.deepcopy(completed)  # what was answered, for tests that check round trips
+        self._send(200, completed)
 
     do_POST = _handle
     do_GET = _handle

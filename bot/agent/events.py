@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ class Observers(Observer):
     def __getattribute__(self, name: str) -> Any:
         if name.startswith("on_"):
             def fan_out(*args: Any) -> None:
-                import logging
                 for observer in object.__getattribute__(self, "_observers"):
                     try:
                         getattr(observer, name)(*args)

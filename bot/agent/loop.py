@@ -15,7 +15,7 @@ from typing import Any
 
 from bot.agent import history, pricing
 from bot.agent.errors import GuardTripped, MalformedHistory, ModelCallFailed
-from bot.agent.events import Observer
+from bot.agent.events import Observer, Observers
 from bot.agent.limits import Limits
 from bot.agent.model import ModelClient, ModelResponse
 from bot.agent.prompts import SYSTEM_PROMPT
@@ -54,7 +54,7 @@ class AgentLoop:
                  observer: Observer | None = None, clock: Callable[[], float] = time.monotonic,
                  system_prompt: str = SYSTEM_PROMPT, run_id: int | None = None):
         self.model, self.registry, self.settings, self.db = model, registry, settings, db
-        self.observer = observer or Observer()
+        self.observer = Observers(observer) if observer else Observer()  # an observer failing never stops a run
         self.clock = clock
         self.system_prompt = system_prompt
         self.run_id = run_id

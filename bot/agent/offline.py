@@ -14,6 +14,7 @@ from typing import Any
 
 from bot.agent.history import blocks, text_of
 from bot.agent.model import ModelResponse, Usage
+from bot.agent.prompts import CONTINUE_NOTE
 from bot.db.fts import EmptyQuery, query_terms
 from tools.tickets import ticket_ids_in
 
@@ -42,7 +43,8 @@ class _Turn:
         self.messages = messages
         self.goal = text_of(messages[0]["content"])
         self.calls = self._calls()
-        follow_ups = [i for i, m in enumerate(messages) if i and m["role"] == "user" and text_of(m["content"])]
+        follow_ups = [i for i, m in enumerate(messages) if i and m["role"] == "user" and text_of(m["content"])
+                      and not text_of(m["content"]).startswith(CONTINUE_NOTE)]
         self.follow_up_at = follow_ups[-1] if follow_ups else None
 
     def _calls(self) -> list[dict[str, Any]]:

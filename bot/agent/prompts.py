@@ -22,3 +22,6 @@ Rules:
 - If you cannot finish safely (missing access, a risky request, tools failing), call escalate_to_human with
   what you found so far instead of guessing.
 """
+
+# The opening of the message a person's "resume" adds to a stopped run's history.
+CONTINUE_NOTE = "Continue where you stopped, with a fresh allowance."

@@ -77,6 +77,7 @@ class Run(SQLModel, table=True):
     model: str = ""
     started_by: str | None = None
     origin: dict | None = json_column()  # where the request came from (cli, slack channel/thread)
+    thread_key: str | None = Field(default=None, index=True, max_length=200)  # "C123:1700000000.000100"
 
     # The conversation, stored whole after every turn; the tool results of a turn that waits
     # for approval are held in `pending_results` until every gated call is decided.
@@ -162,3 +163,11 @@ class Escalation(SQLModel, table=True):
     origin: dict | None = json_column()
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Delivery(SQLModel, table=True):
+    """A Slack message already acted on: one human message starts at most one run, whatever the retries."""
+
+    key: str = Field(primary_key=True, max_length=200)  # e.g. "msg:C123:1700000000.000100"
+    run_id: int | None = None
+    created_at: datetime = Field(default_factory=utcnow)

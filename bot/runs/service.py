@@ -16,6 +16,7 @@ from bot.agent import history
 from bot.agent.events import Observer
 from bot.agent.loop import AgentLoop
 from bot.agent.model import ModelClient, build_model
+from bot.agent.prompts import CONTINUE_NOTE
 from bot.agent.state import PendingCall, RunState, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
@@ -81,9 +82,11 @@ class RunService:
     def start(self, goal: str, *, started_by: str | None = None, origin: dict | None = None) -> int:
         ticket_id = self.check_goal(goal)
         model = self.model_factory()
+        origin = origin or {}
+        thread_key = f"{origin['channel']}:{origin['thread_ts']}" if origin.get("thread_ts") else None
         with self.db.session() as session:
             run = Run(goal=goal.strip(), ticket_id=ticket_id, status="queued", model=model.name,
-                      started_by=started_by, origin=origin,
+                      started_by=started_by, origin=origin, thread_key=thread_key,
                       messages=[{"role": "user", "content": [{"type": "text", "text": goal.strip()}]}])
             session.add(run)
             session.flush()
@@ -222,9 +225,9 @@ class RunService:
 
     def reopen(self, run_id: int, *, actor: str, note: str | None = None) -> None:
         """Continue a stopped run with a fresh allowance of steps, tokens, dollars and time."""
-        text = (f"{actor} asked you to continue with a fresh allowance."
+        text = (f"{CONTINUE_NOTE} ({actor} asked you to.)"
                 + (f" Their note: {note.strip()}" if note and note.strip() else "")
-                + " Pick up where you stopped; do not repeat work already done.")
+                + " Do not repeat work already done.")
         self._reopen(run_id, text, actor=actor)
         with self.db.session() as session:
             session.execute(update(Escalation).where(col(Escalation.run_id) == run_id,
@@ -252,6 +255,31 @@ class RunService:
                 session.add(run)
         finally:
             release_lease(self.db, run_id, self.owner)
+
+    def claim_escalation(self, escalation_id: int, *, actor: str) -> tuple[bool, str]:
+        with self.db.session() as session:
+            won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
+                                                           col(Escalation.status) == "open")
+                                  .values(status="claimed", claimed_by=actor, updated_at=utcnow())).rowcount == 1
+            row = session.get(Escalation, escalation_id)
+        if row is None:
+            return False, "That escalation no longer exists."
+        if not won:
+            return False, f"Already {row.status}" + (f" by {row.claimed_by}." if row.claimed_by else ".")
+        return True, f"Claimed by {actor}."
+
+    def close_escalation(self, escalation_id: int, *, actor: str, note: str) -> tuple[bool, str]:
+        if not note or not note.strip():
+            raise BadInput("Add a short note on how it was resolved.")
+        with self.db.session() as session:
+            won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
+                                                           col(Escalation.status).in_(("open", "claimed")))
+                                  .values(status="closed", note=f"{note.strip()} (closed by {actor})",
+                                          updated_at=utcnow())).rowcount == 1
+            row = session.get(Escalation, escalation_id)
+        if row is None:
+            return False, "That escalation no longer exists."
+        return (True, f"Closed by {actor}.") if won else (False, f"Already {row.status}.")
 
     # --- reading --------------------------------------------------------------------------------
 

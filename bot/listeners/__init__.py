@@ -1,0 +1,13 @@
+"""Bolt listeners by Slack surface; each module has register(app, ctx)."""
+
+from slack_bolt import App
+
+from bot.listeners import actions, commands, events, views
+from bot.slack.context import SlackContext
+
+
+def register_all(app: App, ctx: SlackContext) -> None:
+    events.register(app, ctx)
+    commands.register(app, ctx)
+    actions.register(app, ctx)  # registers a catch-all for unknown action_ids last
+    views.register(app, ctx)

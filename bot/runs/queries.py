@@ -1,0 +1,43 @@
+"""Read-only views over runs for the CLI, Slack and the App Home."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from bot.db.models import Approval, Escalation, Run
+
+
+def queue(session: Session) -> list[dict[str, Any]]:
+    rows = session.exec(select(Escalation, Run).join(Run, col(Run.id) == col(Escalation.run_id))
+                        .where(col(Escalation.status).in_(("open", "claimed"))).order_by(col(Escalation.id))).all()
+    return [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id, "kind": e.kind, "reason": e.reason,
+             "summary": e.summary, "status": e.status, "claimed_by": e.claimed_by,
+             "created_at": e.created_at.isoformat()} for e, r in rows]
+
+
+def waiting_approvals(session: Session) -> list[dict[str, Any]]:
+    rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
+                        .where(col(Approval.status) == "pending", col(Run.status) == "awaiting_approval")
+                        .order_by(col(Approval.id))).all()
+    return [{"approval_id": a.id, "run_id": r.id, "ticket_id": (a.tool_input or {}).get("ticket_id", r.ticket_id),
+             "message": (a.tool_input or {}).get("message", ""), "created_at": a.created_at,
+             "started_by": r.started_by} for a, r in rows]
+
+
+def latest_runs(session: Session, limit: int = 20) -> list[dict[str, Any]]:
+    runs = session.exec(select(Run).order_by(col(Run.id).desc()).limit(limit)).all()
+    return [{"run_id": r.id, "ticket_id": r.ticket_id, "status": r.status, "reason": r.reason, "steps": r.steps,
+             "total_tokens": r.total_tokens, "cost_usd": round(r.cost_usd, 6), "goal": r.goal,
+             "started_by": r.started_by, "created_at": r.created_at.isoformat()} for r in runs]
+
+
+def latest_run_for_ticket(session: Session, ticket_id: str) -> Run | None:
+    return session.exec(select(Run).where(Run.ticket_id == ticket_id).order_by(col(Run.id).desc())).first()
+
+
+def run_in_thread(session: Session, channel: str, thread_ts: str) -> Run | None:
+    """The run whose Slack thread this is (the newest, if several)."""
+    return session.exec(select(Run).where(Run.thread_key == f"{channel}:{thread_ts}")
+                        .order_by(col(Run.id).desc())).first()

@@ -1,0 +1,111 @@
+"""The real Bolt app over signed HTTP (waitress), its WebClient pointed at the Slack stand-in."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import SecretStr
+from waitress.server import create_server
+
+from bot.app import build_app
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.runs.service import RunService
+from bot.server import make_wsgi
+from bot.slack.context import SlackContext
+from tests.fakes.slack_requests import SlackSender
+from tests.fakes.slack_server import SlackAPIServer
+
+SECRET = "test-signing-secret-0123456789"
+BOT_TOKEN = "xoxb-test-0123456789"
+
+
+@dataclass
+class Harness:
+    slack: SlackAPIServer
+    send: SlackSender
+    ctx: SlackContext
+    db: Database
+    url: str
+    listeners: TrackingExecutor
+
+    def drain(self, timeout: float = 30) -> None:
+        """Wait until Bolt's listeners and every dispatched run have stopped working (finished or waiting)."""
+        for _ in range(100):
+            listeners = [f for f in self.listeners.futures if not f.done()]
+            runs = [f for f in self.ctx.dispatch.futures if not f.done()]
+            if not listeners and not runs:
+                return
+            for future in listeners + runs:
+                future.result(timeout=timeout)
+        raise AssertionError("the app never went idle")
+
+    def thread_texts(self, channel: str, thread_ts: str) -> list[str]:
+        return [m.get("text", "") or "" for m in self.slack.thread(channel, thread_ts)]
+
+    def approval_card(self) -> dict[str, Any]:
+        for call in reversed(self.slack.calls_to("chat.postMessage")):
+            for block in call.get("blocks") or []:
+                if block.get("type") == "actions" and block["elements"][0]["action_id"] == "approve_reply":
+                    return {"call": call, "value": block["elements"][0]["value"], "ts": _ts_of(self.slack, call)}
+        raise AssertionError("no approval card was posted:\n" + self.slack.summary())
+
+    def value(self, action_id: str) -> str:
+        for call in reversed(self.slack.calls_to("chat.postMessage")):
+            for block in call.get("blocks") or []:
+                for element in block.get("elements", []) if block.get("type") == "actions" else []:
+                    if element["action_id"] == action_id:
+                        return element["value"]
+        raise AssertionError(f"no {action_id} button was posted")
+
+
+class TrackingExecutor(ThreadPoolExecutor):
+    """Bolt's listener pool, remembering its futures so tests can wait for the listeners to finish."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=5, thread_name_prefix="bolt-listener")
+        self.futures: list[Future] = []
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        future = super().submit(fn, *args, **kwargs)
+        self.futures.append(future)
+        return future
+
+
+def _ts_of(slack: SlackAPIServer, args: dict[str, Any]) -> str:
+    for call in slack.calls:
+        if call["args"] is args:
+            return call["response"]["ts"]
+    raise AssertionError("posted message not found")
+
+
+def start_harness(settings: Settings, db: Database, *, model_factory: Any = None) -> tuple[Harness, Any]:
+    slack = SlackAPIServer().start()
+    settings = settings.model_copy(update={
+        "slack_bot_token": SecretStr(BOT_TOKEN), "slack_signing_secret": SecretStr(SECRET), "slack_api_base_url": slack.url + "/api/",
+        "slack_min_interval_seconds": 0.02, "escalation_channel": settings.escalation_channel or "CQUEUE"})
+    service = RunService(db, settings, model_factory=model_factory) if model_factory else None
+    listeners = TrackingExecutor()
+    app, ctx = build_app(settings, db, service=service, listener_executor=listeners)
+    server = create_server(make_wsgi(app, db), host="127.0.0.1", port=0, threads=8)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.effective_port}"
+    harness = Harness(slack, SlackSender(url + "/slack/events", SECRET), ctx, db, url, listeners)
+
+    def stop() -> None:
+        harness.drain()
+        server.close()
+        ctx.dispatch.shutdown()
+        listeners.shutdown()
+        slack.stop()
+
+    return harness, stop
+
+
+def decode(value: str) -> dict[str, Any]:
+    return json.loads(value)

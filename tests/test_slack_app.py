@@ -1,0 +1,329 @@
+"""The Slack app end to end: signed requests into the real Bolt app, the Web API stand-in recording replies."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bot.db.models import Run
+from tests.fakes.scripted import ScriptedModel, respond, text, use
+from tests.helpers import approvals_of, run_row, staff_replies
+from tests.slack_harness import start_harness
+
+GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
+
+
+@pytest.fixture
+def harness(settings, db):
+    h, stop = start_harness(settings, db)
+    yield h
+    stop()
+
+
+def first_run(db) -> Run:
+    with db.session() as session:
+        from sqlmodel import select
+
+        return session.exec(select(Run)).first()
+
+
+def test_mention_shows_thoughts_and_waits_for_the_button(harness, db):
+    ts, (status, _) = harness.send.mention(GOAL)
+    assert status == 200
+    harness.drain()
+    run = first_run(db)
+    assert run.status == "awaiting_approval" and run.origin["thread_ts"] == ts and run.started_by == "ULEAD"
+    posted = harness.slack.calls_to("chat.postMessage")
+    assert posted[0]["thread_ts"] == ts and "run #1" in posted[0]["text"]
+    streamed = harness.slack.calls_to("chat.startStream") + harness.slack.calls_to("chat.appendStream")
+    chunks = [c for call in streamed for c in call.get("chunks") or []]
+    thoughts = [c["text"] for c in chunks if c["type"] == "markdown_text"]
+    tasks = [c for c in chunks if c["type"] == "task_update"]
+    assert any("I'll start by reading KITE-142" in t for t in thoughts)
+    assert {t["title"].split()[0] for t in tasks} >= {"get_ticket", "search_help", "search_tickets"}
+    card = harness.approval_card()
+    assert card["call"]["thread_ts"] == ts and "Northwind Studio" in card["call"]["text"]
+    assert staff_replies(db, "KITE-142") == [], "nothing sent before the click"
+    assert not harness.slack.warnings
+
+
+def test_approve_sends_once_and_the_run_finishes_in_the_thread(harness, db):
+    ts, _ = harness.send.mention(GOAL)
+    harness.drain()
+    card = harness.approval_card()
+    for _ in range(2):  # a double click
+        status, _ = harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
+        assert status == 200
+    harness.drain()
+    assert len(staff_replies(db, "KITE-142")) == 1
+    run = run_row(db, first_run(db).id)
+    assert run.status == "completed"
+    updated = harness.slack.calls_to("chat.update")
+    assert any(u["ts"] == card["ts"] and "Approved by" in u["text"] and
+               not any(b["type"] == "actions" for b in u["blocks"]) for u in updated), "buttons gone, decision shown"
+    ephemerals = harness.slack.calls_to("chat.postEphemeral")
+    assert any("already approved" in e["text"] for e in ephemerals)
+    final = harness.slack.calls_to("chat.postMessage")[-1]
+    assert final["thread_ts"] == ts and "KITE-144" in final["text"]
+    assert "model calls" in final["blocks"][-1]["elements"][0]["text"]
+
+
+def test_a_non_approver_click_sends_nothing(harness, db):
+    harness.send.mention(GOAL)
+    harness.drain()
+    card = harness.approval_card()
+    harness.send.click("approve_reply", card["value"], user="UOTHER")
+    harness.drain()
+    assert staff_replies(db, "KITE-142") == []
+    assert approvals_of(db, first_run(db).id)[0].status == "pending"
+    [note] = harness.slack.calls_to("chat.postEphemeral")
+    assert note["user"] == "UOTHER" and "not allowed" in note["text"]
+
+
+def test_edit_opens_a_prefilled_modal_and_sends_the_edit(harness, db):
+    harness.send.mention(GOAL)
+    harness.drain()
+    card = harness.approval_card()
+    harness.send.click("edit_reply", card["value"], message_ts=card["ts"])
+    harness.drain()
+    [opened] = harness.slack.calls_to("views.open")
+    view = opened["view"]
+    assert view["callback_id"] == "edit_reply_modal"
+    assert "Hi Dana" in view["blocks"][1]["element"]["initial_value"]
+    status, body = harness.send.submit(view, {"reply": {"message": "   "}})
+    assert status == 200 and "can't be empty" in body
+    harness.send.submit(view, {"reply": {"message": "Hi Dana, your bypass link is on its way."}})
+    harness.drain()
+    assert [m.body for m in staff_replies(db, "KITE-142")] == ["Hi Dana, your bypass link is on its way."]
+    assert run_row(db, first_run(db).id).status == "completed"
+
+
+def test_reject_needs_a_reason_and_the_model_gets_it(harness, db):
+    harness.send.mention(GOAL)
+    harness.drain()
+    card = harness.approval_card()
+    harness.send.click("reject_reply", card["value"], message_ts=card["ts"])
+    harness.drain()
+    view = harness.slack.calls_to("views.open")[-1]["view"]
+    assert view["callback_id"] == "reject_reply_modal"
+    status, body = harness.send.submit(view, {"reason": {"reason": ""}})
+    assert "Say why" in body
+    harness.send.submit(view, {"reason": {"reason": "Ask which IdP they moved to first"}})
+    harness.drain()
+    run = run_row(db, first_run(db).id)
+    assert staff_replies(db, "KITE-142") == []
+    assert run.status == "escalated" and "Ask which IdP they moved to first" in run.reason
+
+
+def test_a_retried_event_starts_one_run(harness, db):
+    ts, _ = harness.send.mention(GOAL, event_id="Ev1")
+    harness.send.mention(GOAL, ts=ts, event_id="Ev1", retry=1)
+    harness.send.event({"type": "message", "channel_type": "im", "user": "ULEAD", "text": GOAL, "ts": ts,
+                        "channel": "CSUPPORT"})
+    harness.drain()
+    from sqlmodel import func, select
+
+    with db.session() as session:
+        assert session.exec(select(func.count()).select_from(Run)).one() == 1
+
+
+def test_follow_up_in_the_thread_continues_the_conversation(harness, db):
+    ts, _ = harness.send.mention(GOAL)
+    harness.drain()
+    harness.send.click("approve_reply", harness.approval_card()["value"])
+    harness.drain()
+    harness.send.mention("also check whether Harbor Pine uses Okta, see KITE-144", thread_ts=ts)
+    harness.drain()
+    run = run_row(db, first_run(db).id)
+    assert run.status == "completed" and "SSO provider: Okta" in run.answer
+    assert "also check whether Harbor Pine uses Okta" in str(run.messages)
+    final = harness.slack.calls_to("chat.postMessage")[-1]
+    assert final["thread_ts"] == ts and "Harbor Pine" in final["text"]
+
+
+@pytest.mark.parametrize("goal, reply", [("please help", "couldn't find a ticket id"),
+                                         ("handle KITE-999", "There is no ticket KITE-999")])
+def test_bad_mentions_get_a_clear_reply_and_start_nothing(harness, db, goal, reply):
+    ts, _ = harness.send.mention(goal)
+    harness.drain()
+    [posted] = harness.slack.calls_to("chat.postMessage")
+    assert posted["thread_ts"] == ts and reply in posted["text"]
+    assert first_run(db) is None
+
+
+def test_a_ticket_with_a_live_run_starts_nothing_new(harness, db):
+    harness.send.mention(GOAL)
+    harness.drain()
+    harness.send.mention("handle KITE-142 again please")
+    harness.drain()
+    assert "already has a live run" in harness.slack.calls_to("chat.postMessage")[-1]["text"]
+
+
+def test_unsigned_stale_and_forged_requests_get_401(harness, db):
+    body = b'{"type": "event_callback", "event": {"type": "app_mention"}}'
+    assert harness.send.post(body, "application/json", signed=False)[0] == 401
+    assert harness.send.post(body, "application/json", timestamp=int(time.time()) - 3600)[0] == 401
+    assert harness.send.post(body, "application/json", headers={"X-Slack-Signature": "v0=" + "0" * 64})[0] == 401
+    assert harness.slack.calls_to("chat.postMessage") == [] and first_run(db) is None
+
+
+def test_unknown_buttons_and_gone_approvals_answer_ephemerally(harness, db):
+    assert harness.send.click("launch_rockets", "{}")[0] == 200
+    harness.send.click("approve_reply", '{"approval_id": 4242, "fingerprint": "x"}')
+    harness.drain()
+    texts = [e["text"] for e in harness.slack.calls_to("chat.postEphemeral")]
+    assert any("don't know that button" in t for t in texts) and any("no longer exists" in t for t in texts)
+
+
+def test_healthz(harness):
+    import urllib.request
+
+    with urllib.request.urlopen(harness.url + "/healthz", timeout=5) as response:
+        assert response.status == 200 and b'"ok": true' in response.read()
+
+
+def test_falls_back_to_posted_messages_when_streaming_is_unavailable(harness, db):
+    harness.slack.streaming_supported = False
+    ts, _ = harness.send.mention(GOAL)
+    harness.drain()
+    texts = " ".join(harness.thread_texts("CSUPPORT", ts))
+    assert "I'll start by reading KITE-142" in texts and "get_ticket" in texts
+    assert first_run(db).status == "awaiting_approval"
+
+
+def test_a_guard_hit_reaches_the_queue_with_its_history_and_resume_continues(settings, db):
+    h, stop = start_harness(settings.model_copy(update={"max_steps": 2}), db)
+    try:
+        ts, _ = h.send.mention(GOAL)
+        h.drain()
+        run = first_run(db)
+        assert run.status == "escalated" and "KITEBASE_MAX_STEPS" in run.reason
+        queued = [c for c in h.slack.calls_to("chat.postMessage") if c["channel"] == "CQUEUE"]
+        assert len(queued) == 1 and "KITE-142" in queued[0]["text"] and "KITEBASE_MAX_STEPS" in queued[0]["text"]
+        summary = " ".join(b.get("text", {}).get("text", "") for b in queued[0]["blocks"] if b["type"] == "section")
+        assert "search_tickets" in summary and "https://" in summary, "summary and a link to the thread"
+        [upload] = h.slack.uploads
+        assert upload["channel_id"] == "CQUEUE" and "turn 1 · stop_reason=tool_use" in upload["content"]
+        assert "xoxb-test" not in upload["content"]
+        in_thread = h.slack.calls_to("chat.postMessage")
+        assert any(c.get("thread_ts") == ts and "Stopped" in c["text"] for c in in_thread)
+
+        h.send.click("claim_escalation", h.value("claim_escalation"), user="UHELPER", channel="CQUEUE")
+        h.drain()
+        assert any("*Claimed* by <@UHELPER>" in str(u["blocks"]) for u in h.slack.calls_to("chat.update")
+                   if u["channel"] == "CQUEUE")
+        h.send.click("resume_run", h.value("resume_run"), user="UHELPER", channel="CQUEUE")
+        h.drain()
+        run = run_row(db, run.id)
+        assert run.steps == 3 and run.status == "awaiting_approval", "it picked up where it stopped: the draft"
+        assert any("resumed run" in c["text"] for c in h.slack.calls_to("chat.postMessage") if c.get("thread_ts") == ts)
+    finally:
+        stop()
+
+
+def test_close_escalation_needs_a_note(settings, db):
+    h, stop = start_harness(settings.model_copy(update={"max_steps": 1}), db)
+    try:
+        h.send.mention(GOAL)
+        h.drain()
+        h.send.click("close_escalation", h.value("close_escalation"), channel="CQUEUE")
+        h.drain()
+        view = h.slack.calls_to("views.open")[-1]["view"]
+        assert "Add a short note" in h.send.submit(view, {"note": {"note": " "}})[1]
+        h.send.submit(view, {"note": {"note": "Called the customer; fixed by hand."}})
+        h.drain()
+        from bot.db.models import Escalation
+
+        with db.session() as session:
+            escalation = session.get(Escalation, 1)
+        assert escalation.status == "closed" and "fixed by hand" in escalation.note
+    finally:
+        stop()
+
+
+def test_app_home_shows_the_queue_and_waiting_replies(harness, db):
+    harness.send.mention(GOAL)
+    harness.drain()
+    harness.send.event({"type": "app_home_opened", "user": "ULEAD", "channel": "D1", "tab": "home"})
+    harness.drain()
+    view = harness.slack.home_views["ULEAD"]
+    text = str(view["blocks"])
+    assert "Replies waiting for approval (1)" in text and "KITE-142" in text
+    harness.send.click("approve_reply", harness.approval_card()["value"])
+    harness.drain()
+    assert "Replies waiting for approval (0)" in str(harness.slack.home_views["ULEAD"]["blocks"]), "refreshed"
+
+
+def test_slash_command(harness, db):
+    status, body = harness.send.command("queue")
+    assert status == 200 and "queue is empty" in body
+    status, body = harness.send.command("handle KITE-999")
+    assert "There is no ticket KITE-999" in body and first_run(db) is None
+    status, body = harness.send.command(GOAL)
+    harness.drain()
+    assert status == 200 and first_run(db).status == "awaiting_approval"
+    parent = harness.slack.calls_to("chat.postMessage")[0]
+    assert "asked: handle KITE-142" in parent["text"] and "thread_ts" not in parent
+    status, body = harness.send.command("status KITE-142")
+    assert "awaiting approval" in body
+
+
+def test_long_drafts_and_outputs_are_cut_to_fit_slack(settings, db):
+    long_draft = "Hi Dana,\n\n" + "Here is every step in detail. " * 190  # ~5,700 chars
+    script = [respond(text("Drafting."), use("reply_to_customer", ticket_id="KITE-142", message=long_draft)),
+              respond(text("Done: " + "x" * 45_000))]
+    h, stop = start_harness(settings, db, model_factory=lambda: ScriptedModel(script))
+    try:
+        h.send.mention(GOAL)
+        h.drain()
+        card = h.approval_card()
+        assert "[cut:" in str(card["call"]["blocks"])
+        h.send.click("approve_reply", card["value"])
+        h.drain()
+        assert [m.body for m in staff_replies(db, "KITE-142")] == [long_draft.strip()], "the customer gets it whole"
+        failed = [c for c in h.slack.calls if not c["response"].get("ok")]
+        assert failed == [], "Slack accepted every message"
+    finally:
+        stop()
+
+
+def test_ratelimited_posts_are_retried(harness, db):
+    harness.slack.ratelimit("chat.postMessage", times=1, retry_after=1)
+    harness.send.mention(GOAL)
+    harness.drain()
+    assert first_run(db).status == "awaiting_approval"
+    assert harness.approval_card()
+
+
+def test_fifty_mentions_are_fifty_concurrent_runs(settings, db):
+    import json
+    import threading
+
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def slow(messages):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.5)
+        with lock:
+            active[0] -= 1
+        return respond(text("Nothing to add."))
+
+    tickets = [t["id"] for t in json.loads((settings.data_dir / "tickets.json").read_text())][:50]
+    h, stop = start_harness(settings, db, model_factory=lambda: ScriptedModel(slow))
+    try:
+        started = time.monotonic()
+        for ticket in tickets:
+            h.send.mention(f"handle {ticket}", user="ULEAD")
+        h.drain(timeout=60)
+        from sqlmodel import select
+
+        with db.session() as session:
+            runs = session.exec(select(Run)).all()
+        assert len(runs) == 50 and all(r.status == "completed" for r in runs)
+        assert peak[0] >= 20, f"runs overlapped only {peak[0]} at a time"
+        assert time.monotonic() - started < 20
+    finally:
+        stop()

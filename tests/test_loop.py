@@ -66,11 +66,9 @@ def test_parallel_read_only_calls_run_concurrently(db, settings):
     model = ScriptedModel([respond(*[use("slow_lookup", label=str(i)) for i in range(3)]), respond(text("ok"))])
     loop = AgentLoop(model=model, registry=registry, settings=settings, db=db)
     state = RunState(goal="x", messages=[{"role": "user", "content": "handle KITE-142"}])
-    started = time.monotonic()
     loop.run(state, lambda s, step: None)
     assert state.status == "completed"
-    assert peak[0] >= 2, "independent read-only calls should overlap"
-    assert time.monotonic() - started < 0.55
+    assert peak[0] == 3, "independent read-only calls overlap"
     assert [r["content"] for r in state.messages[2]["content"]] == ["looked up 0", "looked up 1", "looked up 2"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +30,11 @@ Message = tuple[str, list[dict[str, Any]]]
 def slack_time(when: datetime) -> str:
     """A timestamp every reader sees in their own time zone, with a UTC fallback."""
     return f"<!date^{int(when.timestamp())}^{{time}}|{when:%H:%M} UTC>"
+
+
+def mention_ids(text: str) -> str:
+    """Bare Slack user ids (as the agent names approvers) become mentions."""
+    return re.sub(r"(?<![<@\w])(U[A-Z0-9]{4,})\b", r"<@\1>", text)
 
 
 def usage_line(steps: int, tokens: int, cost: float, run_id: int) -> str:
@@ -66,7 +72,7 @@ def build_final(*, run_id: int, status: str, answer: str | None, reason: str | N
     usage = usage_line(steps, tokens, cost, run_id)
     if status == "completed":
         text = clip(answer or "", MESSAGE_TEXT - 200)
-        blocks = [mrkdwn_section(chunk) for chunk in _chunks(escape(answer or ""), 2900)]
+        blocks = [mrkdwn_section(chunk) for chunk in _chunks(mention_ids(escape(answer or "")), 2900)]
     else:
         text = f"Stopped ({status}): {reason}"
         blocks = [mrkdwn_section(f":octagonal_sign: *Stopped ({status})*: {escape(reason or '')}\n"

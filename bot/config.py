@@ -53,6 +53,7 @@ class Settings(BaseSettings):
     port: int = Field(3000, ge=1, le=65535, validation_alias="PORT")
     approvers: Annotated[frozenset[str], NoDecode] = Field(frozenset(), validation_alias="KITEBASE_APPROVERS")
     escalation_channel: str | None = Field(None, validation_alias="KITEBASE_ESCALATION_CHANNEL")
+    lease_seconds: float = Field(120.0, gt=0, validation_alias="KITEBASE_LEASE_SECONDS")
     run_workers: int = Field(64, ge=1, le=1000, validation_alias="KITEBASE_RUN_WORKERS")
     slack_min_interval_seconds: float = Field(1.0, ge=0, le=10, validation_alias="KITEBASE_SLACK_MIN_INTERVAL")
     slack_streaming: bool = Field(True, validation_alias="KITEBASE_SLACK_STREAMING")

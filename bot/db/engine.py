@@ -8,9 +8,8 @@ from contextlib import contextmanager
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, create_engine
 
-from bot.db import fts
 from bot.db import models as _models  # noqa: F401  (registers the tables)
 
 logger = logging.getLogger(__name__)
@@ -34,10 +33,10 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
 
 
 def create_schema(engine: Engine) -> None:
-    """Create every table and the full-text indexes if they are missing (idempotent)."""
-    SQLModel.metadata.create_all(engine)
-    with engine.begin() as conn:
-        fts.create_indexes(conn)
+    """Bring the schema up to date through the Alembic migrations (idempotent)."""
+    from bot.db.migrate import upgrade
+
+    upgrade(engine)
 
 
 class Database:

@@ -119,6 +119,7 @@ class Step(SQLModel, table=True):
     number: int  # position in the run's log, from 1
     turn: int = 0  # the model call this step belongs to (Run.steps at the time)
     kind: str = "model"  # model | guard | error | approval | note
+    worker: str | None = None  # the process that stored this step (host:pid)
     stop_reason: str | None = None
     text: str | None = Field(default=None, sa_column=Column(Text))
     response: list | None = json_column()  # the assistant content exactly as it came back

@@ -21,8 +21,11 @@ from bot.agent.state import PendingCall, RunState, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Ticket, utcnow
+from bot.runs import states
 from bot.runs.store import (
     Checkpoint,
+    Heartbeat,
+    LeaseLost,
     apply_state,
     open_escalation,
     pending_approvals,
@@ -35,8 +38,8 @@ from tools import REGISTRY, ToolResult, ticket_ids_in
 logger = logging.getLogger(__name__)
 
 LIVE = ("queued", "running", "awaiting_approval")
-INTERRUPTED = "Interrupted before it ran: the worker stopped mid-turn. Nothing was executed; call it again if needed."
-LEASE_SECONDS = 600
+INTERRUPTED = ("Interrupted: the worker stopped during this turn before its result was stored. Read-only calls "
+               "can simply be repeated; for a change (update_ticket) check the ticket with get_ticket first.")
 
 
 class BadInput(ValueError):
@@ -96,11 +99,15 @@ class RunService:
 
     def resume(self, run_id: int, observer: Observer | None = None) -> RunState | None:
         """Continue a run as far as it can go now. Idempotent; None if another worker holds it."""
-        if not take_lease(self.db, run_id, self.owner, LEASE_SECONDS):
+        if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
             logger.info("run %s is being continued elsewhere", run_id)
             return None
         try:
-            return self._resume(run_id, observer)
+            with Heartbeat(self.db, run_id, self.owner, self.settings.lease_seconds):
+                return self._resume(run_id, observer)
+        except LeaseLost as lost:
+            logger.warning("%s", lost)
+            return self.load_state(run_id)
         except Exception:
             logger.exception("run %s failed", run_id)
             self._fail(run_id, "internal error while running the agent (details are in the server log)")
@@ -116,7 +123,7 @@ class RunService:
             approvals = pending_approvals(session, run_id)
             state = state_from_run(run, [a for a in approvals if a.status == "pending"])
         loop = self._loop(run_id, observer)
-        checkpoint = Checkpoint(self.db, self.settings, run_id)
+        checkpoint = Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds)
         if state.status == "awaiting_approval":
             decided = self._settle(loop, approvals)
             if decided is None:
@@ -126,6 +133,9 @@ class RunService:
                                          text=_decisions_text(approvals), tool_calls=_decision_calls(approvals, decided)))
         if state.status == "queued":
             state.status = "running"
+            with self.db.session() as session:
+                session.execute(update(Run).where(col(Run.id) == run_id, col(Run.status) == "queued")
+                                .values(status="running", updated_at=utcnow()))
         if state.status != "running":
             return state
         state.messages, repaired = history.repair(state.messages, INTERRUPTED)
@@ -178,6 +188,7 @@ class RunService:
                 run = session.get(Run, run_id)
                 if run is None or run.status in ("completed", "escalated", "failed"):
                     return
+                states.check(run.status, "failed")
                 run.status, run.reason, run.finished_at, run.updated_at = "failed", reason, utcnow(), utcnow()
                 session.add(run)
                 open_escalation(session, run, kind="failure", reason=reason)
@@ -235,7 +246,7 @@ class RunService:
                             .values(status="resumed", note=f"resumed by {actor}", updated_at=utcnow()))
 
     def _reopen(self, run_id: int, text: str, *, actor: str | None) -> None:
-        if not take_lease(self.db, run_id, self.owner, LEASE_SECONDS):
+        if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
             raise BadInput(f"Run {run_id} is busy right now; try again in a moment.")
         try:
             with self.db.session() as session:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import timedelta
 from typing import Any
 
@@ -15,6 +16,7 @@ from bot.agent.state import TERMINAL, PendingCall, RunState, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, utcnow
+from bot.runs import states
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +34,7 @@ def state_from_run(run: Run, approvals: list[Approval]) -> RunState:
 
 
 def apply_state(run: Run, state: RunState) -> None:
+    states.check(run.status, state.status)
     run.messages = state.messages
     run.pending_results = state.pending_results or None
     run.status, run.reason, run.answer, run.summary = state.status, state.reason, state.answer, state.summary
@@ -56,24 +59,34 @@ def step_dict(step: StepRecord) -> dict[str, Any]:
 
 
 class Checkpoint:
-    """Stores the run, its step, new approvals and any escalation in ONE transaction."""
+    """Stores the run, its step, new approvals and any escalation in ONE transaction, and renews the lease."""
 
-    def __init__(self, db: Database, settings: Settings, run_id: int):
+    def __init__(self, db: Database, settings: Settings, run_id: int, owner: str | None = None,
+                 lease_seconds: float = 600):
         self.db, self.settings, self.run_id = db, settings, run_id
+        self.owner, self.lease_seconds = owner, lease_seconds
 
     def __call__(self, state: RunState, step: StepRecord) -> None:
         with self.db.session() as session:
             run = session.get(Run, self.run_id, with_for_update=True)
+            if self.owner is not None and run.lease_owner not in (None, self.owner):
+                raise LeaseLost(f"run {self.run_id} is now held by {run.lease_owner}; this worker stops")
             apply_state(run, state)
+            if self.owner is not None:
+                run.lease_owner, run.lease_expires_at = self.owner, utcnow() + timedelta(seconds=self.lease_seconds)
             session.add(run)
             number = (session.exec(select(func.max(Step.number)).where(Step.run_id == self.run_id)).one() or 0) + 1
             data = step_dict(step)
-            session.add(Step(run_id=self.run_id, number=number, **_step_columns(data)))
+            session.add(Step(run_id=self.run_id, number=number, worker=self.owner, **_step_columns(data)))
             if state.status == "awaiting_approval":
                 add_approvals(session, run, state.pending_calls)
             if state.status in ("escalated", "failed"):
                 open_escalation(session, run, kind=state.stop_kind or state.status, reason=state.reason or "")
         trace.write_step(self.run_id, {"step": number, **data}, self.settings.step_log_path)
+
+
+class LeaseLost(RuntimeError):
+    """Another worker took the run over (this one was presumed dead); stop without writing."""
 
 
 def _step_columns(data: dict[str, Any]) -> dict[str, Any]:
@@ -121,3 +134,35 @@ def release_lease(db: Database, run_id: int, owner: str) -> None:
     with db.session() as session:
         session.execute(update(Run).where(col(Run.id) == run_id, col(Run.lease_owner) == owner)
                         .values(lease_owner=None, lease_expires_at=None))
+
+
+def renew_lease(db: Database, run_id: int, owner: str, seconds: float) -> bool:
+    with db.session() as session:
+        result = session.execute(update(Run).where(col(Run.id) == run_id, col(Run.lease_owner) == owner)
+                                 .values(lease_expires_at=utcnow() + timedelta(seconds=seconds)))
+        return result.rowcount == 1
+
+
+class Heartbeat:
+    """Keeps a live worker's lease fresh while it works, so only a dead worker's lease ever expires."""
+
+    def __init__(self, db: Database, run_id: int, owner: str, seconds: float):
+        self.db, self.run_id, self.owner, self.seconds = db, run_id, owner, seconds
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"lease-{run_id}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.seconds / 3):
+            try:
+                if not renew_lease(self.db, self.run_id, self.owner, self.seconds):
+                    return
+            except Exception:
+                logger.exception("could not renew the lease on run %s", self.run_id)

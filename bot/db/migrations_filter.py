@@ -1,0 +1,12 @@
+"""Which tables Alembic manages: not the full-text indexes (made in migrations) nor procrastinate's schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+UNMANAGED_PREFIXES = ("ticket_fts", "help_fts", "ticket_search", "help_search", "procrastinate_")
+
+
+def include_object(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
+    table = name if type_ == "table" else getattr(getattr(obj, "table", None), "name", "")
+    return not str(table or "").startswith(UNMANAGED_PREFIXES)

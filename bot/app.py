@@ -22,14 +22,25 @@ from bot.slack.reporter import ThreadReporter
 logger = logging.getLogger(__name__)
 
 
+def build_context(settings: Settings, db: Database, *, service: RunService | None = None,
+                  client: WebClient | None = None) -> SlackContext:
+    """The Slack side without Bolt: what a worker needs to report runs in their threads."""
+    return SlackContext(settings=settings, db=db, client=client or make_client(settings),
+                        service=service or RunService(db, settings), pacer=Pacer(settings.slack_min_interval_seconds))
+
+
 def build_app(settings: Settings, db: Database, *, service: RunService | None = None,
               client: WebClient | None = None, listener_executor: Executor | None = None) -> tuple[App, SlackContext]:
-    client = client or make_client(settings)
-    service = service or RunService(db, settings)
-    ctx = SlackContext(settings=settings, db=db, client=client, service=service,
-                       pacer=Pacer(settings.slack_min_interval_seconds))
-    ctx.dispatch = Dispatcher(service, lambda run_id: ThreadReporter(ctx, run_id), settings.run_workers,
-                              after=lambda run_id, state, observer: _after_run(ctx, run_id, state, observer))
+    """The Bolt app. Runs continue in this process (embedded) or on workers (KITEBASE_EXECUTION=queue)."""
+    ctx = build_context(settings, db, service=service, client=client)
+    client = ctx.client
+    if settings.execution == "queue":
+        from bot.runs.workqueue import QueueDispatcher
+
+        ctx.dispatch = QueueDispatcher(settings)
+    else:
+        ctx.dispatch = Dispatcher(ctx.service, lambda run_id: ThreadReporter(ctx, run_id), settings.run_workers,
+                                  after=lambda run_id, state, observer: after_run(ctx, run_id, state, observer))
     signing = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     app = App(client=client, signing_secret=signing, token_verification_enabled=False,
               request_verification_enabled=settings.slack_app_token is None, ignoring_self_events_enabled=True,
@@ -43,7 +54,7 @@ def build_app(settings: Settings, db: Database, *, service: RunService | None = 
     return app, ctx
 
 
-def _after_run(ctx: SlackContext, run_id: int, state: RunState | None, observer: Observer | None) -> None:
+def after_run(ctx: SlackContext, run_id: int, state: RunState | None, observer: Observer | None) -> None:
     """A run that died before the loop could report (an internal failure) still gets its ending posted."""
     if state is None or not isinstance(observer, ThreadReporter) or observer.finished:
         return

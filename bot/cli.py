@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="the Slack app (HTTP mode, or Socket Mode with SLACK_APP_TOKEN)")
     serve.set_defaults(handler=cmd_serve)
+
+    worker = sub.add_parser("worker", help="continue runs from the PostgreSQL task queue (KITEBASE_EXECUTION=queue)")
+    worker.set_defaults(handler=cmd_worker)
     return parser
 
 
@@ -370,6 +373,10 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     db = Database.from_url(settings.database_url)
     create_schema(db.engine)
+    if db.dialect == "postgresql":
+        from bot.runs.workqueue import ensure_schema
+
+        ensure_schema(settings)
     result = seed_desk(db, settings.data_dir)
     print(f"Schema ready. Desk: {result.customers} customers, {result.tickets} tickets, {result.sections} help sections"
           + (" (loaded now)." if result.loaded else "."))
@@ -380,6 +387,12 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from bot.server import serve
 
     return serve(settings)
+
+
+def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.worker import run_worker
+
+    return run_worker(settings)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     port: int = Field(3000, ge=1, le=65535, validation_alias="PORT")
     approvers: Annotated[frozenset[str], NoDecode] = Field(frozenset(), validation_alias="KITEBASE_APPROVERS")
     escalation_channel: str | None = Field(None, validation_alias="KITEBASE_ESCALATION_CHANNEL")
+    execution: Literal["embedded", "queue"] = Field("embedded", validation_alias="KITEBASE_EXECUTION")
+    worker_concurrency: int = Field(8, ge=1, le=256, validation_alias="KITEBASE_WORKER_CONCURRENCY")
+    stalled_job_seconds: float = Field(30.0, gt=0, validation_alias="KITEBASE_STALLED_JOB_SECONDS")
     lease_seconds: float = Field(120.0, gt=0, validation_alias="KITEBASE_LEASE_SECONDS")
     run_workers: int = Field(64, ge=1, le=1000, validation_alias="KITEBASE_RUN_WORKERS")
     slack_min_interval_seconds: float = Field(1.0, ge=0, le=10, validation_alias="KITEBASE_SLACK_MIN_INTERVAL")
@@ -76,6 +79,12 @@ class Settings(BaseSettings):
             number, unit = value.strip()[:-1], value.strip()[-1].lower()
             return float(number) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit]
         return value
+
+    @model_validator(mode="after")
+    def _queue_needs_postgres(self) -> Settings:
+        if self.execution == "queue" and not self.database_url.startswith("postgresql"):
+            raise ValueError("KITEBASE_EXECUTION=queue needs a PostgreSQL DATABASE_URL (the task queue lives there)")
+        return self
 
     @property
     def use_offline_model(self) -> bool:

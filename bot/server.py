@@ -54,6 +54,16 @@ def serve(settings: Settings) -> int:
     create_schema(db.engine)
     seed_desk(db, settings.data_dir)
     app, ctx = build_app(settings, db)
+    scheduler = None
+    if settings.execution == "embedded":  # with workers (queue mode), the workers run the timers
+        from bot.jobs import build_scheduler
+
+        scheduler = build_scheduler(settings, ctx.service, ctx.dispatch, slack=ctx)
+        scheduler.start()
+    else:
+        from bot.runs.workqueue import ensure_schema
+
+        ensure_schema(settings)
     if settings.slack_app_token is not None:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 

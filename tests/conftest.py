@@ -63,6 +63,21 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
+def postgres_db(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """A fresh, seeded PostgreSQL database, for what only PostgreSQL can do (the task queue)."""
+    url = _postgres_url()
+    if url is None:
+        pytest.skip("KITEBASE_TEST_DATABASE_URL is not set (CI sets it)")
+    _reset_postgres(url)
+    settings = make_settings(url)
+    database = Database.from_url(url)
+    create_schema(database.engine)
+    seed_desk(database, settings.data_dir)
+    yield database, settings
+    database.engine.dispose()
+
+
+@pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'kitebase.db'}"
 

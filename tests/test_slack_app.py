@@ -306,7 +306,7 @@ def test_fifty_mentions_are_fifty_concurrent_runs(settings, db):
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
-        time.sleep(0.5)
+        time.sleep(1.5)  # a slow model: runs pile up unless each gets its own thread
         with lock:
             active[0] -= 1
         return respond(text("Nothing to add."))
@@ -322,7 +322,7 @@ def test_fifty_mentions_are_fifty_concurrent_runs(settings, db):
         with db.session() as session:
             runs = session.exec(select(Run)).all()
         assert len(runs) == 50 and all(r.status == "completed" for r in runs)
-        assert peak[0] >= 20, f"runs overlapped only {peak[0]} at a time"
+        assert peak[0] >= 20, f"runs overlapped only {peak[0]} at a time (Bolt's own pool would cap it at 5)"
     finally:
         stop()
 

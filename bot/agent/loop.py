@@ -75,10 +75,10 @@ class AgentLoop:
                 self.limits.check(state, active())
                 step = self._turn(state)
             except GuardTripped as guard:
-                self._escalate(state, "guard", str(guard))
+                self.escalate(state, "guard", str(guard))
                 step = StepRecord(number=state.steps, kind="guard", text=str(guard))
             except ModelCallFailed as failure:
-                self._escalate(state, failure.kind, str(failure))
+                self.escalate(state, failure.kind, str(failure))
                 step = StepRecord(number=state.steps, kind="error", text=str(failure))
             except MalformedHistory as bad:
                 logger.error("refusing to send a malformed history: %s", bad)
@@ -113,10 +113,10 @@ class AgentLoop:
             self._done(state, content)
         elif policy == "unknown":
             logger.warning("unknown stop_reason %r", response.stop_reason)
-            self._escalate(state, "unknown_stop_reason",
+            self.escalate(state, "unknown_stop_reason",
                            f"the model stopped for an unknown reason ({response.stop_reason!r}); not treated as an answer")
         else:
-            self._escalate(state, policy, STOP_MESSAGES[policy].format(max_tokens=self.settings.max_output_tokens))
+            self.escalate(state, policy, STOP_MESSAGES[policy].format(max_tokens=self.settings.max_output_tokens))
         return step
 
     def _account(self, state: RunState, response: ModelResponse) -> StepRecord:
@@ -141,9 +141,9 @@ class AgentLoop:
         state.pause_count += 1
         self._append_assistant(state, response.content)
         if any(b.get("type") == "tool_use" for b in response.content):
-            self._escalate(state, "paused", "the model paused a turn that asks for tools; not run")
+            self.escalate(state, "paused", "the model paused a turn that asks for tools; not run")
         elif state.pause_count > self.settings.max_pause_continuations:
-            self._escalate(state, "paused", f"the model paused {state.pause_count} times in a row "
+            self.escalate(state, "paused", f"the model paused {state.pause_count} times in a row "
                            f"(KITEBASE_MAX_PAUSE_CONTINUATIONS={self.settings.max_pause_continuations})")
         return step
 
@@ -160,12 +160,12 @@ class AgentLoop:
     def _done(self, state: RunState, content: list[dict[str, Any]]) -> None:
         answer = history.text_of(content)
         if not answer:
-            self._escalate(state, "empty_answer", "the model finished without writing an answer")
+            self.escalate(state, "empty_answer", "the model finished without writing an answer")
             return
         state.status, state.answer, state.stop_kind, state.reason = "completed", answer, None, None
         state.summary = summarize(state.messages)
 
-    def _escalate(self, state: RunState, kind: str, reason: str) -> None:
+    def escalate(self, state: RunState, kind: str, reason: str) -> None:
         state.status, state.stop_kind, state.reason = "escalated", kind, reason
         state.summary = summarize(state.messages, [c.__dict__ for c in state.pending_calls])
 
@@ -174,7 +174,7 @@ class AgentLoop:
     def _act(self, state: RunState, content: list[dict[str, Any]], step: StepRecord) -> None:
         uses = [b for b in content if b.get("type") == "tool_use"]
         if not uses:
-            self._escalate(state, "model_error", "stop_reason was tool_use but the reply held no tool calls")
+            self.escalate(state, "model_error", "stop_reason was tool_use but the reply held no tool calls")
             return
         results: dict[str, ToolResult] = {}
         records: dict[str, dict[str, Any]] = {}
@@ -213,7 +213,7 @@ class AgentLoop:
             return
         state.messages.append({"role": "user", "content": blocks})
         if escalation:
-            self._escalate(state, "model_request", f"the agent asked for a person: {escalation}")
+            self.escalate(state, "model_request", f"the agent asked for a person: {escalation}")
 
     def _screen(self, state: RunState, use: dict[str, Any]) -> ToolResult | PendingCall | None:
         """Decide before running: refuse a repeat, hold a gated call, or None to run it now."""

@@ -8,6 +8,7 @@ import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from sqlalchemy import update
 from sqlmodel import col, select
@@ -181,6 +182,50 @@ class RunService:
         if not result.is_error:
             return ToolResult(f"{result.text} Approved by {who}.", result.data)
         return result
+
+    def escalate_waiting(self, run_id: int, *, kind: str, reason: str, observer: Observer | None = None) -> bool:
+        """End a run that waits for decisions that will not come (expired): results go back, then the queue."""
+        if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
+            return False
+        try:
+            with self.db.session() as session:
+                run = session.get(Run, run_id)
+                approvals = pending_approvals(session, run_id)
+                state = state_from_run(run, [a for a in approvals if a.status == "pending"])
+            if state.status != "awaiting_approval":
+                return False
+            loop = self._loop(run_id, observer)
+            decided = self._settle(loop, approvals)
+            if decided is None:
+                return False
+            loop.complete_waiting_turn(state, decided)
+            return self._escalate_now(loop, run_id, state, kind, reason)
+        finally:
+            release_lease(self.db, run_id, self.owner)
+
+    def escalate_stuck(self, run_id: int, *, reason: str, observer: Observer | None = None) -> bool:
+        """Take a run away from a worker that stopped making progress, and hand it to a person."""
+        now = utcnow()
+        with self.db.session() as session:
+            took = session.execute(update(Run).where(col(Run.id) == run_id, col(Run.status) == "running")
+                                   .values(lease_owner=self.owner,
+                                           lease_expires_at=now + timedelta(seconds=self.settings.lease_seconds))
+                                   ).rowcount == 1
+        if not took:
+            return False
+        try:
+            state = self.load_state(run_id)
+            state.messages, _ = history.repair(state.messages, INTERRUPTED)
+            return self._escalate_now(self._loop(run_id, observer), run_id, state, "stuck", reason)
+        finally:
+            release_lease(self.db, run_id, self.owner)
+
+    def _escalate_now(self, loop: AgentLoop, run_id: int, state: RunState, kind: str, reason: str) -> bool:
+        loop.escalate(state, kind, reason)
+        Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds)(
+            state, StepRecord(number=state.steps, kind="stop", text=reason))
+        loop.observer.on_finished(state)
+        return True
 
     def _fail(self, run_id: int, reason: str) -> None:
         try:

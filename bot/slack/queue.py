@@ -4,6 +4,7 @@ and the App Home views of the people who look at it."""
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
 from sqlmodel import col, select
 
@@ -103,3 +104,43 @@ def _secrets(ctx: SlackContext) -> list[str]:
     s = ctx.settings
     return [v.get_secret_value() for v in (s.slack_bot_token, s.slack_signing_secret, s.slack_app_token,
                                            s.anthropic_api_key) if v is not None]
+
+
+def mark_expired(ctx: SlackContext, approvals: list) -> None:
+    """Update expired drafts in place: buttons gone, 'Expired' shown."""
+    from bot.db.models import utcnow
+    from bot.slack_ui.blocks import build_approval_decided
+
+    for approval in approvals:
+        origin = approval.origin or {}
+        if not origin.get("ts"):
+            continue
+        text, blocks = build_approval_decided(ticket_id=(approval.tool_input or {}).get("ticket_id", ""),
+                                              customer="the customer", message=(approval.tool_input or {}).get("message", ""),
+                                              status="expired", actor="timer", when=utcnow(),
+                                              reason="nobody decided in time; nothing was sent")
+        try:
+            ctx.update(origin["channel"], origin["ts"], text, blocks)
+        except Exception:
+            logger.exception("could not mark approval %s expired in Slack", approval.id)
+
+
+def people_with_pending_work(ctx: SlackContext) -> set[str]:
+    with ctx.db.session() as session:
+        waiting = queries.waiting_approvals(session)
+        claimed = [q["claimed_by"] for q in queries.queue(session) if q.get("claimed_by")]
+    return {w["started_by"] for w in waiting if w.get("started_by")} | set(claimed)
+
+
+def post_digest(ctx: SlackContext, now: datetime) -> bool:
+    """Once a day (whichever process gets there first): the open queue, to the escalation channel."""
+    from bot.runs import deliveries
+
+    channel = ctx.settings.escalation_channel
+    if not channel or not deliveries.claim(ctx.db, f"digest:{now:%Y-%m-%d}"):
+        return False
+    with ctx.db.session() as session:
+        items = queries.queue(session)
+    text, blocks = ui.build_queue_message(items)
+    ctx.post(channel, f"Daily digest: {text}", blocks)
+    return True

@@ -1,0 +1,110 @@
+"""The periodic jobs under a controlled clock: expiry, recovery of dead workers' runs, stuck runs."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+from sqlalchemy import update
+from sqlmodel import col
+
+from bot.db.models import Run, utcnow
+from bot.jobs import build_scheduler
+from bot.runs import sweeps
+from bot.runs.service import RunService
+from tests.helpers import approvals_of, assert_well_formed, escalations_of, run_row, staff_replies
+
+GOAL = "handle KITE-142"
+
+
+def waiting_run(db, settings) -> tuple[RunService, int]:
+    service = RunService(db, settings)
+    run_id = service.start(GOAL)
+    assert service.resume(run_id).status == "awaiting_approval"
+    return service, run_id
+
+
+def test_jobs_have_ids_coalesce_and_never_overlap(db, settings):
+    service = RunService(db, settings)
+    scheduler = build_scheduler(settings, service, lambda run_id, note=None: None)
+    jobs = {job.id: job for job in scheduler.get_jobs()}
+    assert set(jobs) == {"expire-approvals", "recover-runs"}
+    for job in jobs.values():
+        assert job.coalesce is True and job.max_instances == 1
+
+
+def test_approvals_expire_after_the_ttl_and_the_run_escalates(db, settings):
+    service, run_id = waiting_run(db, settings)
+    created = approvals_of(db, run_id)[0].created_at
+    now = [created + timedelta(hours=23)]
+    scheduler = build_scheduler(settings, service, lambda run_id, note=None: None, clock=lambda: now[0])
+    expire = scheduler.get_job("expire-approvals").func
+
+    expire()
+    assert run_row(db, run_id).status == "awaiting_approval", "inside the 24 h TTL nothing happens"
+    now[0] = created + timedelta(hours=24, minutes=1)
+    expire()
+    expire()  # running it again is harmless
+    run = run_row(db, run_id)
+    assert run.status == "escalated" and "within 24 h" in run.reason
+    assert approvals_of(db, run_id)[0].status == "expired"
+    assert staff_replies(db, "KITE-142") == [], "an expired draft is never sent"
+    assert_well_formed(run.messages)
+    assert run.messages[-1]["content"][0]["is_error"] is True
+    assert [e.kind for e in escalations_of(db, run_id)] == ["approval_expired"]
+
+
+def test_two_processes_expiring_at_once_escalate_once(db, settings):
+    _, run_id = waiting_run(db, settings)
+    later = utcnow() + timedelta(days=2)
+    services = [RunService(db, settings, owner=f"proc-{i}") for i in range(2)]
+    barrier = threading.Barrier(2)
+
+    def sweep(service):
+        barrier.wait()
+        sweeps.expire_approvals(service, later, settings.approval_ttl_seconds)
+
+    threads = [threading.Thread(target=sweep, args=(s,)) for s in services]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert run_row(db, run_id).status == "escalated"
+    assert len(escalations_of(db, run_id)) == 1
+
+
+def test_a_dead_workers_run_is_continued(db, settings):
+    service = RunService(db, settings)
+    run_id = service.start(GOAL)
+    with db.session() as session:  # a worker took the run and died: its lease ran out
+        session.execute(update(Run).where(col(Run.id) == run_id).values(
+            status="running", lease_owner="dead-host:4242", lease_expires_at=utcnow() - timedelta(seconds=5)))
+    resumed = []
+    scheduler = build_scheduler(settings, service, lambda rid, note=None: resumed.append(service.resume(rid)))
+    scheduler.get_job("recover-runs").func()
+    assert [s.status for s in resumed] == ["awaiting_approval"]
+    assert run_row(db, run_id).lease_owner is None
+
+
+def test_a_live_lease_is_left_alone(db, settings):
+    service = RunService(db, settings)
+    run_id = service.start(GOAL)
+    with db.session() as session:
+        session.execute(update(Run).where(col(Run.id) == run_id).values(
+            status="running", lease_owner="busy-host:1", lease_expires_at=utcnow() + timedelta(seconds=60)))
+    dispatched = []
+    resumed, escalated = sweeps.recover_runs(service, utcnow(), lambda rid, note=None: dispatched.append(rid), 900)
+    assert dispatched == resumed == escalated == []
+
+
+def test_a_stuck_run_escalates(db, settings):
+    service = RunService(db, settings)
+    run_id = service.start(GOAL)
+    with db.session() as session:
+        session.execute(update(Run).where(col(Run.id) == run_id).values(
+            status="running", lease_owner="wedged:7", lease_expires_at=utcnow() + timedelta(hours=1)))
+    later = utcnow() + timedelta(hours=2)
+    _, escalated = sweeps.recover_runs(service, later, lambda rid, note=None: None, stuck_after_seconds=600)
+    run = run_row(db, run_id)
+    assert escalated == [run_id] and run.status == "escalated" and "stuck" in run.reason
+    assert escalations_of(db, run_id)[0].kind == "stuck"

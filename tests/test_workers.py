@@ -1,0 +1,186 @@
+"""Several workers against one PostgreSQL: each run is continued by exactly one worker at a time, and a worker
+killed mid-turn or mid-approval loses nothing: the run continues from the database on another worker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import procrastinate
+import pytest
+from sqlmodel import col, select
+
+from bot.db.models import Run, Step
+from bot.runs.service import RunService
+from bot.runs.workqueue import QueueDispatcher, conninfo, ensure_schema, retry_stalled_jobs
+from tests.fakes.anthropic_server import MessagesAPIServer
+from tests.helpers import approvals_of, assert_well_formed, staff_replies
+from tests.test_anthropic_client import offline_brain
+
+pytestmark = pytest.mark.postgres
+ROOT = Path(__file__).parents[1]
+
+
+@pytest.fixture
+def db(postgres_db):
+    return postgres_db[0]
+
+
+@pytest.fixture
+def pg_settings(postgres_db):
+    settings = postgres_db[1].model_copy(update={"execution": "queue", "lease_seconds": 3.0,
+                                                 "stalled_job_seconds": 2.0})
+    ensure_schema(settings)
+    return settings
+
+
+def start_worker(settings, **env):
+    """A `kitebase worker` process: the offline model unless `env` points it at a Messages API."""
+    environment = {**os.environ, "DATABASE_URL": settings.database_url, "KITEBASE_EXECUTION": "queue",
+                   "KITEBASE_LEASE_SECONDS": "3", "KITEBASE_STALLED_JOB_SECONDS": "2", "PYTHONUNBUFFERED": "1",
+                   **({} if "ANTHROPIC_API_KEY" in env else {"KITEBASE_OFFLINE": "1"}), **env}
+    for name in ("SLACK_BOT_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        if name not in env:
+            environment.pop(name, None)
+    return subprocess.Popen([sys.executable, "-m", "bot.cli", "worker"], cwd=ROOT, env=environment,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def stop(worker, sig=signal.SIGTERM):
+    if worker.poll() is None:
+        worker.send_signal(sig)
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+    return worker.stdout.read() if worker.stdout else ""
+
+
+def wait_until(predicate, timeout=90, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def db_runs(db):
+    with db.session() as session:
+        return list(session.exec(select(Run)).all())
+
+
+def statuses(db):
+    with db.session() as session:
+        return {r.id: r.status for r in session.exec(select(Run)).all()}
+
+
+def test_two_workers_fifty_runs_each_executed_once(db, pg_settings):
+    settings = pg_settings.model_copy(update={"approval_tools": frozenset()})
+    service = RunService(db, settings, owner="test-web")
+    tickets = [t["id"] for t in json.loads((settings.data_dir / "tickets.json").read_text())][:50]
+    run_ids = [service.start(f"handle {t}") for t in tickets]
+    dispatcher = QueueDispatcher(settings)
+    for run_id in run_ids:
+        dispatcher(run_id)
+        dispatcher(run_id)  # a duplicate dispatch is absorbed by the queueing lock
+    dispatcher.shutdown()
+    workers = [start_worker(settings, KITEBASE_APPROVAL_TOOLS="") for _ in range(2)]
+    try:
+        wait_until(lambda: all(s == "completed" for s in statuses(db).values()), what="all 50 runs to complete")
+    finally:
+        logs = [stop(w) for w in workers]
+    with db.session() as session:
+        steps = session.exec(select(Step).where(col(Step.kind) == "model")).all()
+    by_run: dict[int, list[Step]] = {}
+    for step in steps:
+        by_run.setdefault(step.run_id, []).append(step)
+    assert set(by_run) == set(run_ids)
+    runs = {r.id: r for r in (db_runs(db))}
+    for run_id, run_steps in by_run.items():
+        turns = sorted(s.turn for s in run_steps)
+        assert turns == list(range(1, runs[run_id].steps + 1)), f"run {run_id}: turns {turns}, executed twice?"
+        assert len({s.worker for s in run_steps}) == 1, f"run {run_id} was continued by two workers"
+    assert len({s.worker for s in steps}) == 2, f"both workers should have worked: {logs}"
+    for ticket in tickets:
+        assert len(staff_replies(db, ticket)) == 1, f"{ticket} got {len(staff_replies(db, ticket))} replies"
+
+
+def _retry_stalled(settings) -> int:
+    async def run() -> int:
+        app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(settings.database_url)))
+        async with app.open_async():
+            return await retry_stalled_jobs(app, settings.stalled_job_seconds)
+
+    return asyncio.run(run())
+
+
+def test_sigkill_mid_turn_then_another_worker_finishes(db, pg_settings):
+    settings = pg_settings.model_copy(update={"approval_tools": frozenset()})
+    calls = []
+
+    def slow_brain(body):
+        calls.append(time.monotonic())
+        if len(calls) == 2:
+            time.sleep(30)  # the worker is killed while it waits for this answer
+        return offline_brain(body)
+
+    with MessagesAPIServer(slow_brain) as api:
+        env = {"KITEBASE_APPROVAL_TOOLS": "", "ANTHROPIC_API_KEY": "sk-ant-test-worker",
+               "ANTHROPIC_BASE_URL": api.url, "KITEBASE_MODEL_MAX_RETRIES": "0"}
+        service = RunService(db, settings, owner="test-web")
+        run_id = service.start("handle KITE-142, and tell me if other customers have hit the same problem")
+        dispatcher = QueueDispatcher(settings)
+        dispatcher(run_id)
+        first = start_worker(settings, **env)
+        try:
+            wait_until(lambda: len(calls) >= 2, what="the second model call")
+        except AssertionError:
+            raise AssertionError(stop(first)) from None
+        stop(first, signal.SIGKILL)
+        with db.session() as session:
+            assert session.get(Run, run_id).status == "running"
+        time.sleep(settings.stalled_job_seconds + 1.5)
+        assert _retry_stalled(settings) == 1, "the dead worker's job goes back to the queue"
+        second = start_worker(settings, **env)
+        try:
+            wait_until(lambda: statuses(db)[run_id] == "completed", what="the run to finish on the second worker")
+        finally:
+            stop(second)
+        dispatcher.shutdown()
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        workers = [s.worker for s in session.exec(select(Step).where(Step.run_id == run_id)).all()]
+    assert_well_formed(run.messages)
+    assert len(staff_replies(db, "KITE-142")) == 1
+    assert len(set(workers)) == 2, "steps before the kill by the first worker, the rest by the second"
+
+
+def test_sigkill_mid_approval_then_decision_after_restart(db, pg_settings):
+    service = RunService(db, pg_settings, owner="test-web")
+    run_id = service.start("handle KITE-142")
+    dispatcher = QueueDispatcher(pg_settings)
+    dispatcher(run_id)
+    first = start_worker(pg_settings)
+    wait_until(lambda: statuses(db)[run_id] == "awaiting_approval", what="the draft to wait for approval")
+    stop(first, signal.SIGKILL)
+    [approval] = approvals_of(db, run_id)
+    assert service.decide(approval.id, action="approve", actor="lead").outcome == "approved"
+    dispatcher(run_id)
+    second = start_worker(pg_settings)
+    try:
+        wait_until(lambda: statuses(db)[run_id] == "completed", what="the approved run to finish")
+    finally:
+        stop(second)
+        dispatcher.shutdown()
+    with db.session() as session:
+        run = session.get(Run, run_id)
+    assert_well_formed(run.messages)
+    assert len(staff_replies(db, "KITE-142")) == 1

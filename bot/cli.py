@@ -17,8 +17,9 @@ from bot.agent.state import RunState
 from bot.cli_output import TurnPrinter, one_line
 from bot.config import Settings
 from bot.db.engine import Database, create_schema
-from bot.db.models import Escalation, Run, Step
+from bot.db.models import Run, Step
 from bot.db.seed import seed_desk
+from bot.runs import queries
 from bot.runs.service import BadInput, RunService
 from tools import REGISTRY, ToolContext, execute
 
@@ -284,10 +285,7 @@ def cmd_follow_up(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
     db = open_database(settings)
     with db.session() as session:
-        runs = session.exec(select(Run).order_by(col(Run.id).desc()).limit(args.limit)).all()
-    rows = [{"run_id": r.id, "ticket_id": r.ticket_id, "status": r.status, "reason": r.reason, "steps": r.steps,
-             "total_tokens": r.total_tokens, "cost_usd": round(r.cost_usd, 6), "goal": r.goal,
-             "started_by": r.started_by, "created_at": r.created_at.isoformat()} for r in runs]
+        rows = queries.latest_runs(session, args.limit)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return EXIT_OK
@@ -304,12 +302,7 @@ def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_queue(args: argparse.Namespace, settings: Settings) -> int:
     db = open_database(settings)
     with db.session() as session:
-        rows = session.exec(select(Escalation, Run).join(Run, col(Run.id) == col(Escalation.run_id))
-                            .where(col(Escalation.status).in_(("open", "claimed")))
-                            .order_by(col(Escalation.id))).all()
-    items = [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id, "kind": e.kind, "reason": e.reason,
-              "summary": e.summary, "status": e.status, "claimed_by": e.claimed_by,
-              "created_at": e.created_at.isoformat()} for e, r in rows]
+        items = queries.queue(session)
     if args.json:
         print(json.dumps(items, ensure_ascii=False, indent=1))
         return EXIT_OK

@@ -35,6 +35,7 @@ def test_a_stored_run_replays_the_same_through_the_loop(db, settings):
     assert run.status == "completed"
     report = rerun(run, steps, settings)
     assert report.same, report.text
+    assert run.answer.startswith("Replied to Northwind Studio on KITE-142 (edited by lead before sending)")
 
 
 def test_replay_reports_where_a_changed_tool_diverges(db, settings, monkeypatch):

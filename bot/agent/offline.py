@@ -111,9 +111,11 @@ class _Turn:
             return [_text("The help center covers this. I'll draft a reply for the lead to review."),
                     _tool("reply_to_customer", ticket_id=ticket["id"], message=_draft(ticket, sections))]
         if reply["error"]:
-            return [_tool("escalate_to_human",
-                          reason=f"My reply on {ticket['id']} was not sent: {reply['text']} A person should "
-                                 "take it from here.")]
+            why = re.search(r"Their reason: (.+?)\. Revise", reply["text"], re.DOTALL)
+            reason = (f"The reviewer rejected my draft on {ticket['id']} ({why.group(1).strip()}); a person should "
+                      "write this reply." if why else f"My reply on {ticket['id']} was not sent: {reply['text']}")
+            return [_text("I can't revise this well on my own, so I'm handing it to a person."),
+                    _tool("escalate_to_human", reason=reason)]
         update = self.last("update_ticket")
         if update is None and ticket["status"] == "open":
             anchors = ", ".join(f"[{s['id']}]" for s in sections)
@@ -228,7 +230,7 @@ def _report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[
     customer = ticket.get("customer") or {}
     anchors = ", ".join(f"[{s['id']}]" for s in sections)
     who = re.search(r"Approved by (.+?)\.$", reply["text"].splitlines()[0])
-    edited = re.search(r"(\S.*?) edited your draft", reply["text"])
+    edited = re.search(r"([^\s.]+) edited your draft", reply["text"])
     how = f" (edited by {edited.group(1)} before sending)" if edited else f" (approved by {who.group(1)})" if who else ""
     lines = [f"Replied to {customer.get('name', 'the customer')} on {ticket['id']}{how}: the reply covers "
              f"“{sections[0]['heading']}” and cites {anchors}."]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -46,6 +47,13 @@ def _describe(use: dict[str, Any], result: dict[str, Any] | None) -> str:
     if name == "search_help":
         found = list(dict.fromkeys(ANCHOR.findall(body)))
         return f"{head}: {', '.join('[' + a + ']' for a in found) or 'no sections'}"
+    if name == "get_ticket" and body.lstrip().startswith("{"):
+        try:
+            ticket = json.loads(body)
+            customer = (ticket.get("customer") or {}).get("name", "?")
+            return f"{head}: “{ticket.get('title')}” · {customer} · {ticket.get('status')}"
+        except ValueError:
+            pass  # truncated: fall through to the first line
     if name == "search_tickets":
         found = list(dict.fromkeys(TICKET.findall(body)))
         return f"{head}: {', '.join(found) or 'no tickets'}"

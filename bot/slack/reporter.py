@@ -60,7 +60,8 @@ class ThreadReporter(Observer):
         status = "error" if call.get("is_error") else "complete"
         if call.get("status") == "held":
             status = "pending"
-        title = f"{call.get('name')} {ui.escape(str((call.get('input') or {}).get('ticket_id') or (call.get('input') or {}).get('query') or ''))}"
+        args = call.get("input") or {}
+        title = f"{call.get('name')} {ui.escape(str(args.get('ticket_id') or args.get('query') or ''))}"
         chunk = {"type": "task_update", "id": call["id"], "title": clip(title, 200), "status": status,
                  "output": clip(" ".join(str(call.get("result", "")).split()), 200)}
         self._add(ui.tool_line(call), chunk)

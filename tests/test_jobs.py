@@ -108,3 +108,24 @@ def test_a_stuck_run_escalates(db, settings):
     run = run_row(db, run_id)
     assert escalated == [run_id] and run.status == "escalated" and "stuck" in run.reason
     assert escalations_of(db, run_id)[0].kind == "stuck"
+
+
+def test_the_running_scheduler_fires_the_expiry_job(db, settings):
+    """The real BackgroundScheduler runs the job; the job reads the fake clock (25 h later)."""
+    import time as real_time
+    from datetime import UTC, datetime
+
+    _, run_id = waiting_run(db, settings)
+    later = approvals_of(db, run_id)[0].created_at + timedelta(hours=25)
+    service = RunService(db, settings)
+    scheduler = build_scheduler(settings, service, lambda rid, note=None: None, clock=lambda: later)
+    scheduler.start()
+    try:
+        scheduler.get_job("expire-approvals").modify(next_run_time=datetime.now(UTC))  # due now, not in 5 min
+        deadline = real_time.monotonic() + 20
+        while run_row(db, run_id).status != "escalated" and real_time.monotonic() < deadline:
+            real_time.sleep(0.05)
+    finally:
+        scheduler.shutdown(wait=True)
+    assert run_row(db, run_id).status == "escalated"
+    assert approvals_of(db, run_id)[0].status == "expired"

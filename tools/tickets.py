@@ -106,17 +106,24 @@ def search_tickets(ctx: ToolContext, query: str, status: str = "any", limit: int
         exclude = normalise_ticket_id(exclude_ticket_id) if exclude_ticket_id else None
         ranked = fts.search_ticket_ids(session, terms, status=None if status == "any" else status,
                                        limit=limit, exclude=exclude)
+        ids = [ticket_id for ticket_id, _ in ranked]
+        rows = {t.id: (t, c) for t, c in session.exec(
+            select(Ticket, Customer).join(Customer, col(Customer.id) == col(Ticket.customer_id))
+            .where(col(Ticket.id).in_(ids))).all()}
+        first: dict[str, str] = {}
+        for ticket_id, body in session.exec(
+                select(TicketMessage.ticket_id, TicketMessage.body).where(col(TicketMessage.ticket_id).in_(ids))
+                .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).all():
+            first.setdefault(ticket_id, body)
         hits = []
         for ticket_id, score in ranked:
-            ticket = session.get(Ticket, ticket_id)
-            customer = session.get(Customer, ticket.customer_id)
-            first = session.exec(select(TicketMessage.body).where(TicketMessage.ticket_id == ticket_id)
-                                 .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).first() or ""
+            ticket, customer = rows[ticket_id]
+            opening = first.get(ticket_id, "")
             hits.append({
-                "id": ticket.id, "title": ticket.title, "customer": customer.name if customer else None,
-                "customer_id": ticket.customer_id, "status": ticket.status, "priority": ticket.priority,
-                "assignee": ticket.assignee, "tags": ticket.tags or [], "updated_at": _when(ticket.updated_at),
-                "snippet": first[:200] + ("…" if len(first) > 200 else ""), "score": round(score, 3),
+                "id": ticket.id, "title": ticket.title, "customer": customer.name, "customer_id": ticket.customer_id,
+                "status": ticket.status, "priority": ticket.priority, "assignee": ticket.assignee,
+                "tags": ticket.tags or [], "updated_at": _when(ticket.updated_at),
+                "snippet": opening[:200] + ("…" if len(opening) > 200 else ""), "score": round(score, 3),
             })
     if not hits:
         scope = "" if status == "any" else f" {status}"

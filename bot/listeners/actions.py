@@ -10,6 +10,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.db.models import Approval, Escalation, Run, utcnow
+from bot.runs import escalations
 from bot.runs.service import BadInput
 from bot.slack import queue
 from bot.slack.authz import approvers_hint, may_decide
@@ -57,7 +58,7 @@ def register(app: App, ctx: SlackContext) -> None:
         if escalation is None:
             return
         user = body["user"]["id"]
-        won, message = ctx.service.claim_escalation(escalation.id, actor=user)
+        won, message = escalations.claim(ctx.db, escalation.id, actor=user)
         if won:
             queue.update_escalation_message(ctx, escalation.id, status="claimed", actor=user)
             queue.refresh_homes(ctx)

@@ -11,6 +11,7 @@ from slack_bolt import Ack, App
 
 from bot.db.models import Approval, Run
 from bot.listeners.actions import decide_and_continue
+from bot.runs import escalations
 from bot.runs.service import BadInput
 from bot.slack import queue
 from bot.slack.context import SlackContext
@@ -42,7 +43,7 @@ def register(app: App, ctx: SlackContext) -> None:
         metadata = _metadata(view)
         user = body["user"]["id"]
         try:
-            closed, message = ctx.service.close_escalation(int(metadata.get("escalation_id", 0)), actor=user, note=note)
+            closed, message = escalations.close(ctx.db, int(metadata.get("escalation_id", 0)), actor=user, note=note)
         except BadInput as exc:
             ack(response_action="errors", errors={"note": str(exc)})
             return

@@ -7,7 +7,6 @@ import logging
 import os
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import update
@@ -18,11 +17,13 @@ from bot.agent.events import Observer
 from bot.agent.loop import AgentLoop
 from bot.agent.model import ModelClient, build_model
 from bot.agent.prompts import CONTINUE_NOTE
-from bot.agent.state import PendingCall, RunState, StepRecord
+from bot.agent.state import RunState, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Ticket, utcnow
-from bot.runs import states
+from bot.runs import approvals, states
+from bot.runs.approvals import Decision
+from bot.runs.errors import BadInput
 from bot.runs.store import (
     Checkpoint,
     Heartbeat,
@@ -41,17 +42,6 @@ logger = logging.getLogger(__name__)
 LIVE = ("queued", "running", "awaiting_approval")
 INTERRUPTED = ("Interrupted: the worker stopped during this turn before its result was stored. Read-only calls "
                "can simply be repeated; for a change (update_ticket) check the ticket with get_ticket first.")
-
-
-class BadInput(ValueError):
-    """The request cannot be acted on; the message tells the person what to do instead."""
-
-
-@dataclass(frozen=True)
-class Decision:
-    outcome: str  # approved | edited | rejected | already_decided | not_found | mismatch
-    message: str
-    run_id: int | None = None
 
 
 class RunService:
@@ -121,17 +111,17 @@ class RunService:
             run = session.get(Run, run_id)
             if run is None:
                 raise BadInput(f"There is no run {run_id}.")
-            approvals = pending_approvals(session, run_id)
-            state = state_from_run(run, [a for a in approvals if a.status == "pending"])
+            rows = pending_approvals(session, run_id)
+            state = state_from_run(run, [a for a in rows if a.status == "pending"])
         loop = self._loop(run_id, observer)
         checkpoint = Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds)
         if state.status == "awaiting_approval":
-            decided = self._settle(loop, approvals)
+            decided = approvals.settle(self.db, loop, rows)
             if decided is None:
                 return state
             loop.complete_waiting_turn(state, decided)
             checkpoint(state, StepRecord(number=state.steps, kind="approval",
-                                         text=_decisions_text(approvals), tool_calls=_decision_calls(approvals, decided)))
+                                         text=_decisions_text(rows), tool_calls=_decision_calls(rows, decided)))
         if state.status == "queued":
             state.status = "running"
             with self.db.session() as session:
@@ -148,41 +138,6 @@ class RunService:
         return AgentLoop(model=self.model_factory(), registry=REGISTRY, settings=self.settings, db=self.db,
                          observer=observer, run_id=run_id)
 
-    def _settle(self, loop: AgentLoop, approvals: list[Approval]) -> dict[str, ToolResult] | None:
-        """Results of the decided gated calls (running approved ones once), or None while any is pending."""
-        if not approvals or any(a.status == "pending" for a in approvals):
-            return None
-        decided: dict[str, ToolResult] = {}
-        for approval in approvals:
-            if approval.result is None:
-                result = self._outcome(loop, approval)
-                with self.db.session() as session:
-                    row = session.get(Approval, approval.id)
-                    row.result = {"text": result.text, "is_error": result.is_error}
-                    session.add(row)
-                approval.result = {"text": result.text, "is_error": result.is_error}
-            decided[approval.tool_use_id] = ToolResult(approval.result["text"], is_error=approval.result["is_error"])
-        return decided
-
-    def _outcome(self, loop: AgentLoop, approval: Approval) -> ToolResult:
-        call = PendingCall(approval.tool_use_id, approval.tool_name, dict(approval.tool_input or {}),
-                           approval.fingerprint)
-        who = approval.decided_by or "the reviewer"
-        if approval.status == "rejected":
-            return ToolResult(f"Not sent: {who} rejected this draft. Their reason: {approval.reason}. "
-                              "Revise the draft and call reply_to_customer again, or escalate_to_human.", is_error=True)
-        if approval.status == "expired":
-            return ToolResult("Not sent: nobody decided on this draft in time. Stop and escalate_to_human.",
-                              is_error=True)
-        arguments = approval.edited_input if approval.status == "edited" else call.input
-        result = loop.execute_approved(call, arguments, actor=who)
-        if approval.status == "edited" and not result.is_error:
-            return ToolResult(f"{result.text} {who} edited your draft before it was sent; the customer received "
-                              f"this text instead:\n\n{arguments.get('message', '')}", result.data)
-        if not result.is_error:
-            return ToolResult(f"{result.text} Approved by {who}.", result.data)
-        return result
-
     def escalate_waiting(self, run_id: int, *, kind: str, reason: str, observer: Observer | None = None) -> bool:
         """End a run that waits for decisions that will not come (expired): results go back, then the queue."""
         if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
@@ -190,12 +145,12 @@ class RunService:
         try:
             with self.db.session() as session:
                 run = session.get(Run, run_id)
-                approvals = pending_approvals(session, run_id)
-                state = state_from_run(run, [a for a in approvals if a.status == "pending"])
+                rows = pending_approvals(session, run_id)
+                state = state_from_run(run, [a for a in rows if a.status == "pending"])
             if state.status != "awaiting_approval":
                 return False
             loop = self._loop(run_id, observer)
-            decided = self._settle(loop, approvals)
+            decided = approvals.settle(self.db, loop, rows)
             if decided is None:
                 return False
             loop.complete_waiting_turn(state, decided)
@@ -245,33 +200,8 @@ class RunService:
     def decide(self, approval_id: int, *, action: str, actor: str, message: str | None = None,
                reason: str | None = None, expected_fingerprint: str | None = None) -> Decision:
         """Record one decision on a gated call; only the first decision counts (an atomic UPDATE)."""
-        if action not in ("approve", "edit", "reject"):
-            raise BadInput(f"Unknown decision {action!r}; use approve, edit or reject.")
-        if action == "edit" and not (message and message.strip()):
-            raise BadInput("The edited reply is empty; write the message the customer should receive.")
-        if action == "reject" and not (reason and reason.strip()):
-            raise BadInput("Say why the draft is rejected; the agent uses your reason to revise it.")
-        with self.db.session() as session:
-            approval = session.get(Approval, approval_id)
-            if approval is None:
-                return Decision("not_found", f"There is no approval {approval_id}; it may have been removed.")
-            if expected_fingerprint and expected_fingerprint != approval.fingerprint:
-                return Decision("mismatch", "This draft changed since you saw it; nothing was sent. Look at the "
-                                "current draft and decide again.", approval.run_id)
-            status = {"approve": "approved", "edit": "edited", "reject": "rejected"}[action]
-            edited = {**(approval.tool_input or {}), "message": message.strip()} if action == "edit" else None
-            won = session.execute(
-                update(Approval).where(col(Approval.id) == approval_id, col(Approval.status) == "pending")
-                .values(status=status, decided_by=actor, decided_at=utcnow(), edited_input=edited,
-                        reason=reason.strip() if reason else None)).rowcount == 1
-            run_id = approval.run_id
-        if not won:
-            with self.db.session() as session:
-                current = session.get(Approval, approval_id)
-                when = current.decided_at.strftime("%H:%M UTC") if current.decided_at else "earlier"
-                return Decision("already_decided", f"Already {current.status} by {current.decided_by} at {when}; "
-                                "nothing more was sent.", run_id)
-        return Decision(status, f"{status.capitalize()} by {actor}.", run_id)
+        return approvals.decide(self.db, approval_id, action=action, actor=actor, message=message, reason=reason,
+                                expected_fingerprint=expected_fingerprint)
 
     def follow_up(self, run_id: int, text: str, *, actor: str | None = None) -> None:
         """A person adds to a finished run's conversation; the next resume runs with a fresh allowance."""
@@ -312,31 +242,6 @@ class RunService:
         finally:
             release_lease(self.db, run_id, self.owner)
 
-    def claim_escalation(self, escalation_id: int, *, actor: str) -> tuple[bool, str]:
-        with self.db.session() as session:
-            won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
-                                                           col(Escalation.status) == "open")
-                                  .values(status="claimed", claimed_by=actor, updated_at=utcnow())).rowcount == 1
-            row = session.get(Escalation, escalation_id)
-        if row is None:
-            return False, "That escalation no longer exists."
-        if not won:
-            return False, f"Already {row.status}" + (f" by {row.claimed_by}." if row.claimed_by else ".")
-        return True, f"Claimed by {actor}."
-
-    def close_escalation(self, escalation_id: int, *, actor: str, note: str) -> tuple[bool, str]:
-        if not note or not note.strip():
-            raise BadInput("Add a short note on how it was resolved.")
-        with self.db.session() as session:
-            won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
-                                                           col(Escalation.status).in_(("open", "claimed")))
-                                  .values(status="closed", note=f"{note.strip()} (closed by {actor})",
-                                          updated_at=utcnow())).rowcount == 1
-            row = session.get(Escalation, escalation_id)
-        if row is None:
-            return False, "That escalation no longer exists."
-        return (True, f"Closed by {actor}.") if won else (False, f"Already {row.status}.")
-
     # --- reading --------------------------------------------------------------------------------
 
     def load_state(self, run_id: int) -> RunState | None:
@@ -344,8 +249,7 @@ class RunService:
             run = session.get(Run, run_id)
             if run is None:
                 return None
-            approvals = [a for a in pending_approvals(session, run_id) if a.status == "pending"]
-            return state_from_run(run, approvals)
+            return state_from_run(run, [a for a in pending_approvals(session, run_id) if a.status == "pending"])
 
 
 def _decisions_text(approvals: list[Approval]) -> str:

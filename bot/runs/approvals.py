@@ -1,0 +1,90 @@
+"""Decisions on gated tool calls: recorded atomically (the first one wins), then turned into tool results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import update
+from sqlmodel import col
+
+from bot.agent.loop import AgentLoop
+from bot.agent.state import PendingCall
+from bot.db.engine import Database
+from bot.db.models import Approval, utcnow
+from bot.runs.errors import BadInput
+from tools import ToolResult
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str  # approved | edited | rejected | already_decided | not_found | mismatch
+    message: str
+    run_id: int | None = None
+
+
+def decide(db: Database, approval_id: int, *, action: str, actor: str, message: str | None = None,
+           reason: str | None = None, expected_fingerprint: str | None = None) -> Decision:
+    """Record one decision on a gated call; only the first decision counts (an atomic UPDATE)."""
+    if action not in ("approve", "edit", "reject"):
+        raise BadInput(f"Unknown decision {action!r}; use approve, edit or reject.")
+    if action == "edit" and not (message and message.strip()):
+        raise BadInput("The edited reply is empty; write the message the customer should receive.")
+    if action == "reject" and not (reason and reason.strip()):
+        raise BadInput("Say why the draft is rejected; the agent uses your reason to revise it.")
+    with db.session() as session:
+        approval = session.get(Approval, approval_id)
+        if approval is None:
+            return Decision("not_found", f"There is no approval {approval_id}; it may have been removed.")
+        if expected_fingerprint and expected_fingerprint != approval.fingerprint:
+            return Decision("mismatch", "This draft changed since you saw it; nothing was sent. Look at the "
+                            "current draft and decide again.", approval.run_id)
+        status = {"approve": "approved", "edit": "edited", "reject": "rejected"}[action]
+        edited = {**(approval.tool_input or {}), "message": message.strip()} if action == "edit" else None
+        won = session.execute(
+            update(Approval).where(col(Approval.id) == approval_id, col(Approval.status) == "pending")
+            .values(status=status, decided_by=actor, decided_at=utcnow(), edited_input=edited,
+                    reason=reason.strip() if reason else None)).rowcount == 1
+        run_id = approval.run_id
+    if not won:
+        with db.session() as session:
+            current = session.get(Approval, approval_id)
+            when = current.decided_at.strftime("%H:%M UTC") if current.decided_at else "earlier"
+            return Decision("already_decided", f"Already {current.status} by {current.decided_by} at {when}; "
+                            "nothing more was sent.", run_id)
+    return Decision(status, f"{status.capitalize()} by {actor}.", run_id)
+
+
+def settle(db: Database, loop: AgentLoop, approvals: list[Approval]) -> dict[str, ToolResult] | None:
+    """Results of the decided gated calls (running approved ones once), or None while any is pending."""
+    if not approvals or any(a.status == "pending" for a in approvals):
+        return None
+    decided: dict[str, ToolResult] = {}
+    for approval in approvals:
+        if approval.result is None:
+            result = outcome(loop, approval)
+            with db.session() as session:
+                row = session.get(Approval, approval.id)
+                row.result = {"text": result.text, "is_error": result.is_error}
+                session.add(row)
+            approval.result = {"text": result.text, "is_error": result.is_error}
+        decided[approval.tool_use_id] = ToolResult(approval.result["text"], is_error=approval.result["is_error"])
+    return decided
+
+def outcome(loop: AgentLoop, approval: Approval) -> ToolResult:
+    call = PendingCall(approval.tool_use_id, approval.tool_name, dict(approval.tool_input or {}),
+                       approval.fingerprint)
+    who = approval.decided_by or "the reviewer"
+    if approval.status == "rejected":
+        return ToolResult(f"Not sent: {who} rejected this draft. Their reason: {approval.reason}. "
+                          "Revise the draft and call reply_to_customer again, or escalate_to_human.", is_error=True)
+    if approval.status == "expired":
+        return ToolResult("Not sent: nobody decided on this draft in time. Stop and escalate_to_human.",
+                          is_error=True)
+    arguments = approval.edited_input if approval.status == "edited" else call.input
+    result = loop.execute_approved(call, arguments, actor=who)
+    if approval.status == "edited" and not result.is_error:
+        return ToolResult(f"{result.text} {who} edited your draft before it was sent; the customer received "
+                          f"this text instead:\n\n{arguments.get('message', '')}", result.data)
+    if not result.is_error:
+        return ToolResult(f"{result.text} Approved by {who}.", result.data)
+    return result

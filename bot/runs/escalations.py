@@ -1,0 +1,36 @@
+"""The human queue's own state: claiming and closing escalations (atomic, the first person wins)."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+from sqlmodel import col
+
+from bot.db.engine import Database
+from bot.db.models import Escalation, utcnow
+from bot.runs.errors import BadInput
+
+
+def claim(db: Database, escalation_id: int, *, actor: str) -> tuple[bool, str]:
+    with db.session() as session:
+        won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
+                                                       col(Escalation.status) == "open")
+                              .values(status="claimed", claimed_by=actor, updated_at=utcnow())).rowcount == 1
+        row = session.get(Escalation, escalation_id)
+    if row is None:
+        return False, "That escalation no longer exists."
+    if not won:
+        return False, f"Already {row.status}" + (f" by {row.claimed_by}." if row.claimed_by else ".")
+    return True, f"Claimed by {actor}."
+
+def close(db: Database, escalation_id: int, *, actor: str, note: str) -> tuple[bool, str]:
+    if not note or not note.strip():
+        raise BadInput("Add a short note on how it was resolved.")
+    with db.session() as session:
+        won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
+                                                       col(Escalation.status).in_(("open", "claimed")))
+                              .values(status="closed", note=f"{note.strip()} (closed by {actor})",
+                                      updated_at=utcnow())).rowcount == 1
+        row = session.get(Escalation, escalation_id)
+    if row is None:
+        return False, "That escalation no longer exists."
+    return (True, f"Closed by {actor}.") if won else (False, f"Already {row.status}.")

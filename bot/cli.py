@@ -13,19 +13,27 @@ from pydantic import ValidationError
 from sqlmodel import col, select
 
 from bot.agent.replay import timeline
-from bot.agent.state import RunState
-from bot.cli_output import TurnPrinter, one_line
+from bot.cli_output import one_line
+from bot.cli_run import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_STOPPED,
+    cmd_decide,
+    cmd_follow_up,
+    cmd_resume,
+    cmd_run,
+    open_database,
+)
 from bot.config import Settings
 from bot.db.engine import Database, create_schema
 from bot.db.models import Run, Step
 from bot.db.seed import seed_desk
 from bot.runs import queries
-from bot.runs.service import BadInput, RunService
+from bot.runs.service import BadInput
 from tools import REGISTRY, ToolContext, execute
 
 logger = logging.getLogger(__name__)
 
-EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
 GUARD_OPTIONS = {"max_steps": int, "token_budget": int, "cost_budget_usd": float, "deadline_seconds": float,
                  "max_repeats": int}
 
@@ -136,149 +144,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # --- set-up --------------------------------------------------------------------------------------
-
-def open_database(settings: Settings) -> Database:
-    db = Database.from_url(settings.database_url)
-    create_schema(db.engine)
-    seed_desk(db, settings.data_dir)
-    return db
-
-
-def approve_mode(args: argparse.Namespace) -> str:
-    if args.approve:
-        return args.approve
-    return "prompt" if sys.stdin.isatty() and not getattr(args, "json", False) else "later"
-
-
-# --- run and continue ------------------------------------------------------------------------------
-
-def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    db = open_database(settings)
-    service = RunService(db, settings)
-    run_id = service.start(args.goal, started_by=args.actor, origin={"surface": "cli"})
-    out = sys.stderr if args.json else sys.stdout
-    model = service.model_factory().name
-    offline = " (offline model: no ANTHROPIC_API_KEY set)" if model == "kitebase-offline" else ""
-    print(f"Run {run_id} · model {model}{offline}\nGoal: {args.goal}", file=out, flush=True)
-    return drive(service, run_id, args, out)
-
-
-def drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) -> int:
-    """Continue the run, answering approvals as --approve says, until it ends or waits."""
-    printer = TurnPrinter(out)
-    mode = approve_mode(args)
-    while True:
-        state = service.resume(run_id, printer)
-        if state is None:
-            raise BadInput(f"Run {run_id} is being continued by another process right now.")
-        if state.status != "awaiting_approval" or mode == "later":
-            break
-        if not decide_at_terminal(service, run_id, state, mode, args.actor, out):
-            break
-    state = service.load_state(run_id)
-    if state.status == "awaiting_approval":
-        hint_waiting(service, run_id, out)
-    return finish(run_id, state, args)
-
-
-def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: str, actor: str, out: Any) -> bool:
-    from bot.db.models import Approval
-
-    for call in state.pending_calls:
-        with service.db.session() as session:
-            approval = session.exec(select(Approval).where(Approval.tool_use_id == call.tool_use_id)).one()
-        if mode == "auto":
-            print(f"  → approved automatically (--approve auto) as {actor}", file=out)
-            service.decide(approval.id, action="approve", actor=actor)
-        elif mode == "reject":
-            print("  → rejected (--approve reject)", file=out)
-            service.decide(approval.id, action="reject", actor=actor, reason="rejected at the terminal (--approve reject)")
-        else:
-            answer = ask("Send this reply? [a]pprove / [e]dit / [r]eject / [l]ater: ", out).strip().lower()
-            if answer.startswith("a"):
-                service.decide(approval.id, action="approve", actor=actor)
-            elif answer.startswith("e"):
-                print("Type the reply to send; end with a line holding a single '.':", file=out)
-                service.decide(approval.id, action="edit", actor=actor, message=read_block())
-            elif answer.startswith("r"):
-                reason = ask("Why? (the agent will use this to revise): ", out).strip()
-                service.decide(approval.id, action="reject", actor=actor, reason=reason or "no reason given")
-            else:
-                return False
-    return True
-
-
-def ask(prompt: str, out: Any) -> str:
-    print(prompt, end="", file=out, flush=True)
-    line = sys.stdin.readline()
-    return line if line else "l"
-
-
-def read_block() -> str:
-    lines = []
-    for line in sys.stdin:
-        if line.rstrip("\n") == ".":
-            break
-        lines.append(line.rstrip("\n"))
-    return "\n".join(lines)
-
-
-def hint_waiting(service: RunService, run_id: int, out: Any) -> None:
-    from bot.db.models import Approval
-
-    with service.db.session() as session:
-        rows = session.exec(select(Approval).where(Approval.run_id == run_id, Approval.status == "pending")).all()
-    for row in rows:
-        print(f"\nRun {run_id} waits for approval {row.id} ({row.tool_name}). Decide from anywhere, any time:\n"
-              f"  kitebase approve {row.id} [--edit TEXT]   or   kitebase reject {row.id} --reason TEXT", file=out)
-
-
-def finish(run_id: int, state: RunState, args: argparse.Namespace) -> int:
-    if getattr(args, "json", False):
-        print(json.dumps(run_json(run_id, state), ensure_ascii=False))
-    return {"completed": EXIT_OK, "escalated": EXIT_STOPPED, "awaiting_approval": EXIT_STOPPED}.get(
-        state.status, EXIT_INTERNAL)
-
-
-def run_json(run_id: int, state: RunState) -> dict[str, Any]:
-    return {"run_id": run_id, "status": state.status, "reason": state.reason, "steps": state.steps,
-            "input_tokens": state.usage.input_tokens, "output_tokens": state.usage.output_tokens,
-            "cache_read_tokens": state.usage.cache_read_tokens, "cache_write_tokens": state.usage.cache_write_tokens,
-            "total_tokens": state.usage.total, "cost_usd": round(state.cost_usd, 6), "answer": state.answer,
-            "summary": state.summary if state.status != "completed" else None}
-
-
-def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
-    service = RunService(open_database(settings), settings)
-    if args.decision == "approve":
-        action = "edit" if args.message is not None else "approve"
-        decision = service.decide(args.approval_id, action=action, actor=args.actor, message=args.message)
-    else:
-        decision = service.decide(args.approval_id, action="reject", actor=args.actor, reason=args.reason)
-    out = sys.stderr if args.json else sys.stdout
-    print(decision.message, file=out)
-    if decision.outcome in ("not_found", "mismatch", "already_decided") or decision.run_id is None:
-        return EXIT_BAD_INPUT
-    return drive(service, decision.run_id, args, out)
-
-
-def cmd_resume(args: argparse.Namespace, settings: Settings) -> int:
-    service = RunService(open_database(settings), settings)
-    state = service.load_state(args.run_id)
-    if state is None:
-        raise BadInput(f"There is no run {args.run_id}.")
-    if state.status in ("completed", "escalated", "failed"):
-        service.reopen(args.run_id, actor=args.actor, note=args.note)
-    out = sys.stderr if args.json else sys.stdout
-    return drive(service, args.run_id, args, out)
-
-
-def cmd_follow_up(args: argparse.Namespace, settings: Settings) -> int:
-    service = RunService(open_database(settings), settings)
-    service.follow_up(args.run_id, args.text, actor=args.actor)
-    out = sys.stderr if args.json else sys.stdout
-    return drive(service, args.run_id, args, out)
-
 
 # --- looking -------------------------------------------------------------------------------------
 

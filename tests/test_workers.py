@@ -148,7 +148,7 @@ def test_sigkill_mid_turn_then_another_worker_finishes(db, pg_settings):
         with db.session() as session:
             assert session.get(Run, run_id).status == "running"
         time.sleep(settings.stalled_job_seconds + 1.5)
-        assert _retry_stalled(settings) == 1, "the dead worker's job goes back to the queue"
+        assert _retry_stalled(settings) >= 1, "the dead worker's job goes back to the queue"
         second = start_worker(settings, **env)
         try:
             wait_until(lambda: statuses(db)[run_id] == "completed", what="the run to finish on the second worker")

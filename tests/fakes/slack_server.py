@@ -35,6 +35,9 @@ How slack_sdk's ``WebClient`` talks to it (worth knowing when asserting on ``arg
   (Slack accepts it for form posts), never in a JSON body.
 * files_upload_v2 = files.getUploadURLExternal -> raw-bytes POST to the returned
   ``upload_url`` (no auth header) -> files.completeUploadExternal.
+* Socket Mode clients call apps.connections.open with the app-level token (``xapp-...``,
+  the only method that accepts one, as in Slack); it answers ``socket_mode_url``, which
+  the test sets to its WebSocket stand-in (tests/fakes/socket_mode_server.py).
 
 Standard library only.
 """
@@ -118,6 +121,7 @@ INTERACTIVE_ELEMENTS = frozenset(
      "rich_text_input", "file_input", "workflow_button", "feedback_buttons", "icon_button"}
 )
 TEXT_INPUTS = frozenset({"plain_text_input", "email_text_input", "url_text_input", "number_input"})
+APP_TOKEN_METHODS = frozenset({"apps.connections.open"})  # need an app-level (xapp-) token, refuse others
 JSON_FIELDS = ("blocks", "attachments", "view", "files", "chunks", "metadata", "user_auth_blocks")
 CHUNK_TYPES = frozenset({"markdown_text", "plan_update", "task_update", "blocks"})
 MAX_ERROR_MESSAGES = 20  # response_metadata.messages is cut after this many (plus one "... and N more")
@@ -482,6 +486,7 @@ class SlackAPIServer:
         self.team_id = team_id
         self.url: str = ""
         self.streaming_supported: bool = True
+        self.socket_mode_url: str | None = None  # what apps.connections.open answers (a ws:// URL)
         self.calls: list[dict] = []
         self.warnings: list[tuple[str, str]] = []
         self.messages: dict[tuple[str, str], dict] = {}
@@ -504,6 +509,7 @@ class SlackAPIServer:
         self._thread: threading.Thread | None = None
         self._methods: dict[str, Callable[[dict], dict]] = {
             "auth.test": self._auth_test,
+            "apps.connections.open": self._apps_connections_open,
             "chat.postMessage": self._chat_post_message,
             "chat.update": self._chat_update,
             "chat.postEphemeral": self._chat_post_ephemeral,
@@ -634,7 +640,7 @@ class SlackAPIServer:
         try:
             args, from_json = self._parse_args(query, raw, headers)
             entry["args"] = args
-            self._check_auth(args, headers, from_json)
+            self._check_auth(method, args, headers, from_json)
             with self._lock:
                 injected = self._injected.get(method)
                 scripted = injected.popleft() if injected else None
@@ -686,7 +692,7 @@ class SlackAPIServer:
                     args[key] = json.loads(value)
         return args, from_json
 
-    def _check_auth(self, args: dict, headers: dict, from_json: bool) -> None:
+    def _check_auth(self, method: str, args: dict, headers: dict, from_json: bool) -> None:
         auth = headers.get("authorization", "").strip()
         token = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
         if not token and not from_json and isinstance(args.get("token"), str):
@@ -694,8 +700,10 @@ class SlackAPIServer:
         args.pop("token", None)
         if not token:
             raise _SlackError("not_authed")
-        if not token.startswith("xox"):
+        if not token.startswith(("xox", "xapp-")):
             raise _SlackError("invalid_auth")
+        if token.startswith("xapp-") != (method in APP_TOKEN_METHODS):  # app-level tokens: these methods only
+            raise _SlackError("not_allowed_token_type")
 
     # -- helpers ----------------------------------------------------------
     def _next_ts(self) -> str:
@@ -792,6 +800,12 @@ class SlackAPIServer:
         return {"url": "https://example.slack.com/", "team": "Test Team", "user": "kitebase",
                 "team_id": self.team_id, "user_id": self.bot_user_id, "bot_id": self.BOT_ID,
                 "is_enterprise_install": False}
+
+    def _apps_connections_open(self, args: dict) -> dict:
+        if not self.socket_mode_url:  # a test set-up slip: say so rather than hand out a dead URL
+            raise _SlackError("socket_mode_not_configured",
+                              ["[ERROR] set SlackAPIServer.socket_mode_url to the Socket Mode stand-in's url"])
+        return {"url": self.socket_mode_url}
 
     def _chat_post_message(self, args: dict) -> dict:
         channel = self._required(args, "channel", "channel_not_found")

@@ -10,7 +10,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.db.models import Approval, Escalation, Run, utcnow
-from bot.runs import escalations
+from bot.runs import escalations, queries
 from bot.runs.service import BadInput
 from bot.slack import queue
 from bot.slack.authz import approvers_hint, may_decide
@@ -132,8 +132,7 @@ def decide_and_continue(ctx: SlackContext, user: str, approval: Approval, run: R
 def _approval_for(ctx: SlackContext, body: dict[str, Any]) -> tuple[Approval, Run] | None:
     value = _value(body)
     with ctx.db.session() as session:
-        approval = session.get(Approval, int(value.get("approval_id", 0) or 0))
-        run = session.get(Run, approval.run_id) if approval else None
+        approval, run = queries.approval_with_run(session, int(value.get("approval_id", 0) or 0))
     if approval is None or run is None:
         _tell(ctx, body, "This draft no longer exists; nothing was sent.")
         return None
@@ -186,12 +185,8 @@ def _who(actor: str | None) -> str:
 
 
 def _customer_name(ctx: SlackContext, approval: Approval) -> str:
-    from bot.db.models import Customer, Ticket
-
     with ctx.db.session() as session:
-        ticket = session.get(Ticket, (approval.tool_input or {}).get("ticket_id", ""))
-        customer = session.get(Customer, ticket.customer_id) if ticket else None
-    return customer.name if customer else "the customer"
+        return queries.customer_name(session, (approval.tool_input or {}).get("ticket_id", ""))
 
 
 def _announce_in_thread(ctx: SlackContext, run_id: int, text: str) -> None:

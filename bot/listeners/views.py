@@ -9,9 +9,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.db.models import Approval, Run
 from bot.listeners.actions import decide_and_continue
-from bot.runs import escalations
+from bot.runs import escalations, queries
 from bot.runs.service import BadInput
 from bot.slack import queue
 from bot.slack.context import SlackContext
@@ -64,8 +63,7 @@ def _decide(ctx: SlackContext, ack: Ack, body: dict[str, Any], view: dict[str, A
             **text: str) -> None:
     metadata = _metadata(view)
     with ctx.db.session() as session:
-        approval = session.get(Approval, int(metadata.get("approval_id", 0) or 0))
-        run = session.get(Run, approval.run_id) if approval else None
+        approval, run = queries.approval_with_run(session, int(metadata.get("approval_id", 0) or 0))
     if approval is None or run is None:
         ack(response_action="errors", errors={block: "This draft no longer exists; nothing was sent."})
         return

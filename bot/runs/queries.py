@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.db.models import Approval, Escalation, Run
+from bot.db.models import Approval, Customer, Escalation, Run, Ticket
 
 
 def queue(session: Session) -> list[dict[str, Any]]:
@@ -41,3 +41,14 @@ def run_in_thread(session: Session, channel: str, thread_ts: str) -> Run | None:
     """The run whose Slack thread this is (the newest, if several)."""
     return session.exec(select(Run).where(Run.thread_key == f"{channel}:{thread_ts}")
                         .order_by(col(Run.id).desc())).first()
+
+
+def approval_with_run(session: Session, approval_id: int) -> tuple[Approval | None, Run | None]:
+    approval = session.get(Approval, approval_id)
+    return approval, (session.get(Run, approval.run_id) if approval else None)
+
+
+def customer_name(session: Session, ticket_id: str) -> str:
+    ticket = session.get(Ticket, ticket_id)
+    customer = session.get(Customer, ticket.customer_id) if ticket else None
+    return customer.name if customer else "the customer"

@@ -40,6 +40,13 @@ def _postgres_url() -> str | None:
     return os.environ.get("KITEBASE_TEST_DATABASE_URL") or None
 
 
+def _skip_without_postgres() -> None:
+    """Locally the PostgreSQL half may be skipped; in CI (CI=true) a missing database is a failure."""
+    if os.environ.get("CI", "").lower() in ("1", "true"):
+        pytest.fail("KITEBASE_TEST_DATABASE_URL is not set in CI: the PostgreSQL tests would not run")
+    pytest.skip("KITEBASE_TEST_DATABASE_URL is not set (CI sets it)")
+
+
 def _reset_postgres(url: str) -> None:
     engine = create_engine(url)
     with engine.begin() as conn:
@@ -57,7 +64,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'kitebase.db'}"
     url = _postgres_url()
     if url is None:
-        pytest.skip("KITEBASE_TEST_DATABASE_URL is not set (CI sets it)")
+        _skip_without_postgres()
     _reset_postgres(url)
     return url
 
@@ -67,7 +74,7 @@ def postgres_db(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     """A fresh, seeded PostgreSQL database, for what only PostgreSQL can do (the task queue)."""
     url = _postgres_url()
     if url is None:
-        pytest.skip("KITEBASE_TEST_DATABASE_URL is not set (CI sets it)")
+        _skip_without_postgres()
     _reset_postgres(url)
     settings = make_settings(url)
     database = Database.from_url(url)

@@ -27,8 +27,10 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.local_http import LocalHTTPServer
 
 __all__ = [
     "MessagesAPIServer",
@@ -537,7 +539,8 @@ class _OutOfScript(Exception):
     pass
 
 
-class MessagesAPIServer:
+class MessagesAPIServer(LocalHTTPServer):
+    handler_class = _Handler
     """Local stand-in for ``POST /v1/messages``.
 
     ``responder(request_body) -> dict | (status, body) | (status, body, headers)``.
@@ -555,40 +558,6 @@ class MessagesAPIServer:
         self._queue: deque = deque()
         self._msg_ids = itertools.count(1)
         self._req_ids = itertools.count(1)
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle --------------------------------------------------------
-    def start(self) -> MessagesAPIServer:
-        if self._httpd is not None:
-            return self
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        httpd.daemon_threads = True
-        httpd.api = self  # type: ignore[attr-defined]
-        self._httpd = httpd
-        host, port = httpd.server_address[:2]
-        self.url = f"http://{host}:{port}"
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="MessagesAPIServer", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        httpd.shutdown()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> MessagesAPIServer:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     # -- scripting --------------------------------------------------------
     def queue(self, *responses: dict | tuple) -> None:

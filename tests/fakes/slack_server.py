@@ -55,9 +55,11 @@ from collections import deque
 from collections.abc import Callable
 from email.parser import BytesParser
 from email.policy import HTTP as _HTTP_POLICY
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.fakes.local_http import LocalHTTPServer
 
 __all__ = ["SlackAPIServer", "message_block_errors", "view_errors", "LIMITS"]
 
@@ -463,7 +465,8 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = _handle
 
 
-class SlackAPIServer:
+class SlackAPIServer(LocalHTTPServer):
+    handler_class = _Handler
     """Local stand-in for ``https://slack.com/api/<method>`` (see the module docstring).
 
     State (all guarded by one lock; read it after :meth:`wait_for` or once calls returned):
@@ -505,8 +508,6 @@ class SlackAPIServer:
         self._cond = threading.Condition(self._lock)
         self._ts_seq = itertools.count(1)
         self._ids = itertools.count(1)
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         self._methods: dict[str, Callable[[dict], dict]] = {
             "auth.test": self._auth_test,
             "apps.connections.open": self._apps_connections_open,
@@ -530,38 +531,6 @@ class SlackAPIServer:
             "conversations.info": self._conversations_info,
             "usergroups.users.list": self._usergroups_users_list,
         }
-
-    # -- lifecycle --------------------------------------------------------
-    def start(self) -> SlackAPIServer:
-        if self._httpd is not None:
-            return self
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        httpd.daemon_threads = True
-        httpd.api = self  # type: ignore[attr-defined]
-        self._httpd = httpd
-        host, port = httpd.server_address[:2]
-        self.url = f"http://{host}:{port}"
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="SlackAPIServer", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        httpd, self._httpd = self._httpd, None
-        if httpd is None:
-            return
-        httpd.shutdown()
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> SlackAPIServer:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     # -- scripting --------------------------------------------------------
     def ratelimit(self, method: str, times: int = 1, retry_after: int = 1) -> None:

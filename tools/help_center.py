@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-from bot.db import fts
+from bot.db import fts, search
 from bot.db.models import HelpSection
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 
 
 def search_help(ctx: ToolContext, query: str, limit: int = 2) -> ToolResult:
-    try:
-        terms = fts.query_terms(query)
-    except fts.EmptyQuery:
-        raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'locked out sso'.") from None
     with ctx.db.session() as session:
-        ranked = fts.search_help_ids(session, terms, limit=limit)
-        sections = [(session.get(HelpSection, section_id), score) for section_id, score in ranked]
+        try:
+            found = search.search_help(session, query, limit=limit)
+        except fts.EmptyQuery:
+            raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'locked out sso'.") \
+                from None
+        sections = [(session.get(HelpSection, hit.id), hit) for hit in found]
     if not sections:
-        return ToolResult(f"No help-center sections match {' '.join(terms)!r}. Try other words.", [])
-    hits = [{"id": s.id, "heading": s.heading, "article": s.article_title, "body": s.body, "score": round(score, 3)}
-            for s, score in sections]
+        return ToolResult(f"No help-center sections match {' '.join(query.split())[:80]!r}. Try other words.", [])
+    hits = [{"id": s.id, "heading": s.heading, "article": s.article_title, "body": s.body, "matched": hit.matched,
+             "score": round(hit.score, 3)} for s, hit in sections]
     text = "\n\n".join(f"[{h['id']}] {h['heading']} — {h['article']}\n{h['body']}" for h in hits)
     return ToolResult(text, hits)
 
@@ -27,11 +27,13 @@ SEARCH_HELP = Tool(
     name="search_help",
     description=(
         "Search the Kitebase help center. Returns the best few sections, each headed by its anchor such as "
-        "[account-recovery#2]; cite that anchor in replies so the customer can read more. Plain keywords work best."),
+        "[account-recovery#2]; cite that anchor in replies so the customer can read more. Write the question "
+        "as the customer would or in a few keywords: synonyms (MFA, 2FA, two-step), identity provider names, "
+        "typos and pasted messages are understood."),
     input_schema={
         "type": "object", "additionalProperties": False, "required": ["query"],
         "properties": {
-            "query": {"type": "string", "minLength": 1, "maxLength": 500},
+            "query": {"type": "string", "minLength": 1, "maxLength": 2000},
             "limit": {"type": "integer", "minimum": 1, "maximum": 5, "default": 2},
         },
     },

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.db import fts
+from bot.db import fts, search
 from bot.db.models import Customer, Ticket, TicketMessage, utcnow
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 
@@ -96,51 +96,71 @@ GET_TICKET = Tool(
 
 # --- search_tickets -----------------------------------------------------------------------------
 
-def search_tickets(ctx: ToolContext, query: str, status: str = "any", limit: int = 5,
-                   exclude_ticket_id: str | None = None) -> ToolResult:
-    try:
-        terms = fts.query_terms(query)
-    except fts.EmptyQuery:
-        raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'sso login'.") from None
+def search_tickets(ctx: ToolContext, query: str = "", status: str = "any", limit: int = 5,
+                   exclude_ticket_id: str | None = None, like_ticket_id: str | None = None) -> ToolResult:
+    if not query.strip() and not like_ticket_id:
+        raise ToolError("The query has no searchable words. Give plain keywords (e.g. 'sso login'), or "
+                        "like_ticket_id to find the tickets with the same problem as that one.")
+    wanted = None if status == "any" else status
     with ctx.db.session() as session:
         exclude = normalise_ticket_id(exclude_ticket_id) if exclude_ticket_id else None
-        ranked = fts.search_ticket_ids(session, terms, status=None if status == "any" else status,
-                                       limit=limit, exclude=exclude)
-        ids = [ticket_id for ticket_id, _ in ranked]
-        rows = {t.id: (t, c) for t, c in session.exec(
-            select(Ticket, Customer).join(Customer, col(Customer.id) == col(Ticket.customer_id))
-            .where(col(Ticket.id).in_(ids))).all()}
-        first: dict[str, str] = {}
-        for ticket_id, body in session.exec(
-                select(TicketMessage.ticket_id, TicketMessage.body).where(col(TicketMessage.ticket_id).in_(ids))
-                .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).all():
-            first.setdefault(ticket_id, body)
-        hits = []
-        for ticket_id, score in ranked:
-            ticket, customer = rows[ticket_id]
-            opening = first.get(ticket_id, "")
-            hits.append({
-                "id": ticket.id, "title": ticket.title, "customer": customer.name, "customer_id": ticket.customer_id,
-                "status": ticket.status, "priority": ticket.priority, "assignee": ticket.assignee,
-                "tags": ticket.tags or [], "updated_at": _when(ticket.updated_at),
-                "snippet": opening[:200] + ("…" if len(opening) > 200 else ""), "score": round(score, 3),
-            })
+        like = load_ticket(session, like_ticket_id).id if like_ticket_id else None
+        try:
+            if like:
+                found = [h for h in search.similar_tickets(session, like, limit=limit + 1, status=wanted, query=query)
+                         if h.id != exclude][:limit]
+            else:
+                found = search.search_tickets(session, query, limit=limit, status=wanted, exclude=exclude)
+        except fts.EmptyQuery:
+            raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'sso login'.") from None
+        hits = _ticket_hits(session, found)
     if not hits:
         scope = "" if status == "any" else f" {status}"
-        return ToolResult(f"No{scope} tickets match {' '.join(terms)!r}. Try fewer or different words.", [])
+        if like:
+            return ToolResult(f"No{scope} tickets look like {like}: no other ticket shares its problem.", [])
+        return ToolResult(f"No{scope} tickets match {_clip(query, 80)!r}. Try fewer or different words.", [])
     return ToolResult(json.dumps(hits, ensure_ascii=False, indent=1), hits)
+
+
+def _ticket_hits(session: Session, found: list[search.Hit]) -> list[dict[str, Any]]:
+    """Each hit as the model sees it: id, title, customer, status and the lines that matched."""
+    ids = [hit.id for hit in found]
+    rows = {t.id: (t, c) for t, c in session.exec(
+        select(Ticket, Customer).join(Customer, col(Customer.id) == col(Ticket.customer_id))
+        .where(col(Ticket.id).in_(ids))).all()}
+    hits = []
+    for hit in found:
+        ticket, customer = rows[hit.id]
+        hits.append({
+            "id": ticket.id, "title": ticket.title, "customer": customer.name, "customer_id": ticket.customer_id,
+            "status": ticket.status, "priority": ticket.priority, "assignee": ticket.assignee,
+            "tags": ticket.tags or [], "updated_at": _when(ticket.updated_at), "matched": hit.matched,
+            "score": round(hit.score, 3),
+        })
+    return hits
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 SEARCH_TICKETS = Tool(
     name="search_tickets",
     description=(
-        "Full-text search over all support tickets (titles, tags and conversations) of every customer, best "
-        "match first. Use it to find similar or duplicate tickets and to tell whether other customers hit the "
-        "same problem. Plain keywords work best (e.g. 'sso locked out'); any word may match."),
+        "Search all support tickets of every customer (titles, tags, conversations and the error messages "
+        "quoted in them), best match first. Use it to find similar or duplicate tickets and to tell whether "
+        "other customers hit the same problem: give like_ticket_id (e.g. the ticket you are handling) to get "
+        "the tickets that share its problem, compared on title, first message, error text and tags; tickets "
+        "with a different cause are left out. Or give plain keywords (e.g. 'okta certificate locked out'). "
+        "Each hit shows its id, title, customer, status and the lines that matched."),
     input_schema={
-        "type": "object", "additionalProperties": False, "required": ["query"],
+        "type": "object", "additionalProperties": False,
         "properties": {
-            "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "Keywords to search for"},
+            "query": {"type": "string", "maxLength": 500,
+                      "description": "Keywords to search for (optional with like_ticket_id)"},
+            "like_ticket_id": {"type": "string", "maxLength": 32,
+                               "description": "Find tickets with the same problem as this one (it is left out)"},
             "status": {"type": "string", "enum": ["any", *STATUSES], "default": "any",
                        "description": "Only tickets in this status"},
             "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},

@@ -1,0 +1,129 @@
+"""The searches the evaluation compares, all reading the same seeded database.
+
+- `kitebase`: the agent's tools exactly as `kitebase search help|tickets --like` call them;
+- `engine FTS (before)`: the database's own full-text search as the tools used it before
+  (SQLite FTS5 bm25 / PostgreSQL ts_rank; `--like` searched the ticket's title and tags);
+- `BM25 (bm25s)`: plain BM25 over the same text (English stop words, the same Snowball stemmer), for
+  similar tickets the ticket's title, tags and first message as the query, cut at the share of its own
+  score that is best on the tuning half.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import bm25s
+import snowballstemmer
+from sqlmodel import col, select
+
+from bot.db import fts
+from bot.db.engine import Database
+from bot.db.models import HelpSection, Ticket, TicketMessage
+from tools import REGISTRY, ToolContext, execute
+
+
+class Timed:
+    """Keeps the latency of every call, in milliseconds."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, list[float]] = {"help": [], "tickets": []}
+
+    def run(self, kind: str, fn: Callable[[], list[str]]) -> list[str]:
+        started = time.perf_counter()
+        result = fn()
+        self.ms[kind].append((time.perf_counter() - started) * 1000)
+        return result
+
+
+class KitebaseTools(Timed):
+    name = "kitebase"
+
+    def __init__(self, ctx: ToolContext):
+        super().__init__()
+        self.ctx = ctx
+
+    def help(self, query: str) -> list[str]:
+        return self.run("help", lambda: self._ids("search_help", {"query": query, "limit": 5}))
+
+    def similar(self, ticket_id: str) -> list[str]:
+        return self.run("tickets", lambda: self._ids("search_tickets", {"like_ticket_id": ticket_id, "limit": 5}))
+
+    def _ids(self, tool: str, arguments: dict) -> list[str]:
+        result = execute(REGISTRY, self.ctx, tool, arguments)
+        if result.is_error:
+            raise RuntimeError(result.text)
+        return [hit["id"] for hit in result.data]
+
+
+class EngineFts(Timed):
+    name = "engine FTS (before)"
+
+    def __init__(self, db: Database):
+        super().__init__()
+        self.db = db
+
+    def help(self, query: str) -> list[str]:
+        def search() -> list[str]:
+            with self.db.session() as session:
+                return [key for key, _ in fts.search_help_ids(session, fts.query_terms(query), limit=5)]
+        return self.run("help", search)
+
+    def similar(self, ticket_id: str) -> list[str]:
+        def search() -> list[str]:
+            with self.db.session() as session:
+                ticket = session.get(Ticket, ticket_id)
+                terms = fts.query_terms(" ".join([ticket.title, *(ticket.tags or [])]))
+                return [key for key, _ in fts.search_ticket_ids(session, terms, status=None, limit=5,
+                                                                 exclude=ticket_id)]
+        return self.run("tickets", search)
+
+
+class PlainBm25(Timed):
+    name = "BM25 (bm25s)"
+
+    def __init__(self, db: Database):
+        super().__init__()
+        self._stem = snowballstemmer.stemmer("english").stemWords
+        with db.session() as session:
+            sections = session.exec(select(HelpSection).order_by(col(HelpSection.id))).all()
+            tickets = session.exec(select(Ticket).order_by(col(Ticket.id))).all()
+            messages: dict[str, list[str]] = {}
+            for ticket_id, body in session.exec(select(TicketMessage.ticket_id, TicketMessage.body)
+                                                .order_by(col(TicketMessage.created_at), col(TicketMessage.id))):
+                messages.setdefault(ticket_id, []).append(body)
+        self.help_ids = [s.id for s in sections]
+        self.help_index = self._index([f"{s.heading}\n{s.article_title}\n{s.body}" for s in sections])
+        self.ticket_ids = [t.id for t in tickets]
+        self.ticket_text = {t.id: " ".join([t.title, *(t.tags or [])]) + "\n" + "\n".join(messages.get(t.id, []))
+                            for t in tickets}
+        self.like_text = {t.id: " ".join([t.title, *(t.tags or []), *messages.get(t.id, [])[:1]]) for t in tickets}
+        self.ticket_index = self._index([self.ticket_text[i] for i in self.ticket_ids])
+        self.cutoff = 0.0
+
+    def _tokens(self, texts: list[str]) -> list[list[str]]:
+        return bm25s.tokenize(texts, stopwords="en", stemmer=self._stem, return_ids=False, show_progress=False)
+
+    def _index(self, texts: list[str]) -> bm25s.BM25:
+        index = bm25s.BM25()
+        index.index(self._tokens(texts), show_progress=False)
+        return index
+
+    def _retrieve(self, index: bm25s.BM25, ids: list[str], text: str, k: int) -> list[tuple[str, float]]:
+        tokens = self._tokens([text])
+        if not tokens[0]:
+            return []
+        docs, scores = index.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
+        return [(ids[d], float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
+
+    def help(self, query: str) -> list[str]:
+        return self.run("help", lambda: [k for k, _ in self._retrieve(self.help_index, self.help_ids, query, 5)])
+
+    def similar_scored(self, ticket_id: str) -> list[tuple[str, float]]:
+        """Other tickets with their share of the ticket's own score, best first."""
+        ranked = self._retrieve(self.ticket_index, self.ticket_ids, self.like_text[ticket_id], 6)
+        own = dict(ranked).get(ticket_id) or (ranked[0][1] if ranked else 1.0)
+        return [(key, score / own) for key, score in ranked if key != ticket_id][:5]
+
+    def similar(self, ticket_id: str) -> list[str]:
+        return self.run("tickets", lambda: [k for k, share in self.similar_scored(ticket_id) if share >= self.cutoff])

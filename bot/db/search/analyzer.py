@@ -1,0 +1,118 @@
+"""One analyser for documents and queries, so both backends and both sides see the same terms.
+
+Text becomes lower-case words (British spellings folded to American, contractions joined), then
+Snowball (Porter 2) stems. Phrases from the synonym table add a concept term (`~sso`) wherever they
+occur. Stop words take part in phrases ("log in") and are dropped afterwards. Nothing a person or a
+model types is ever interpreted as an operator: every character outside a word is a separator.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Iterable, Mapping
+
+import snowballstemmer
+
+from bot.db.fts import STOPWORDS as _FTS_STOPWORDS
+from bot.db.search import synonyms, typos
+
+_WORD = re.compile(r"\w+(?:['’]\w+)*")
+_BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
+SPELLING = {"licence": "license", "licences": "licenses", "catalogue": "catalog", "behaviour": "behavior",
+            "colour": "color", "centre": "center", "cheque": "check"}
+STOPWORDS = _FTS_STOPWORDS | frozenset(
+    ["cant", "cannot", "couldnt", "dont", "doesnt", "didnt", "isnt", "wont", "arent", "wasnt", "werent", "im", "ive", "were", "weve", "theyre", "youre", "its", "thats", "theres", "hey", "hiya", "team", "folks", "anyone", "something", "anything", "still", "since", "get", "got", "getting", "us", "one", "would", "like", "know", "need", "want", "now", "yet", "way", "any", "every", "also", "just", "really"])
+CONCEPT = "~"
+
+
+class Analyzer:
+    def __init__(self, table: str = synonyms.TABLE):
+        self._stemmer = snowballstemmer.stemmer("english")
+        self._lock = threading.Lock()
+        self._stems: dict[str, str] = {}
+        self.phrases: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+        self.phrase_words: set[str] = set()
+        self._load(synonyms.parse(table))
+
+    def _load(self, pairs: list[tuple[str, str]]) -> None:
+        found: dict[tuple[str, ...], list[str]] = {}
+        for concept, phrase in pairs:
+            words = self.words(phrase)
+            self.phrase_words.update(words)
+            key = tuple(self.stem(w) for w in words)
+            if key and concept not in found.setdefault(key, []):
+                found[key].append(concept)
+        for key, concepts in sorted(found.items(), key=lambda item: -len(item[0])):
+            self.phrases.setdefault(key[0], []).append((key, tuple(CONCEPT + c for c in concepts)))
+
+    # --- words and stems -------------------------------------------------------------------------
+
+    def words(self, text: str) -> list[str]:
+        """Normalised surface words in order, stop words included; `a_b` identifiers also give a, b."""
+        out: list[str] = []
+        for match in _WORD.finditer(unicodedata.normalize("NFKC", text).lower()):
+            word = match.group(0).replace("'", "").replace("’", "")
+            word = SPELLING.get(word) or _BRITISH.sub(r"iz\1", word)
+            out.append(word)
+            if "_" in word:
+                out += [part for part in word.split("_") if part]
+        return out
+
+    def stem(self, word: str) -> str:
+        stem = self._stems.get(word)
+        if stem is None:
+            if "_" in word or any(ch.isdigit() for ch in word):
+                stem = word
+            else:
+                with self._lock:
+                    stem = self._stemmer.stemWord(word)
+            self._stems[word] = stem
+        return stem
+
+    def is_stop(self, word: str) -> bool:
+        return word in STOPWORDS or len(word) < 2
+
+    # --- documents and queries -------------------------------------------------------------------
+
+    def terms(self, text: str) -> list[str]:
+        """The terms of a document field, repeats kept (term frequency): stems and concepts."""
+        words = self.words(text)
+        stems = [self.stem(w) for w in words]
+        out = [s for w, s in zip(words, stems, strict=True) if not self.is_stop(w)]
+        for concepts, _start, _end in self._concepts(stems):
+            out += concepts
+        return out
+
+    def query(self, text: str, vocabulary: Mapping[str, int] | None = None,
+              phrase_weight: float = 1.0) -> dict[str, float]:
+        """Query terms with weights: typos corrected against `vocabulary`, synonym phrases add concepts,
+        the words inside a phrase count `phrase_weight`."""
+        words = self.words(text)
+        if vocabulary is not None:
+            words = [w if w in self.phrase_words else typos.correct(w, vocabulary) for w in words]
+        stems = [self.stem(w) for w in words]
+        weights: dict[str, float] = {}
+        in_phrase: set[int] = set()
+        for concepts, start, end in self._concepts(stems):
+            in_phrase.update(range(start, end))
+            for concept in concepts:
+                weights[concept] = 1.0
+        for i, (word, stem) in enumerate(zip(words, stems, strict=True)):
+            if not self.is_stop(word):
+                weight = phrase_weight if i in in_phrase else 1.0
+                weights[stem] = max(weights.get(stem, 0.0), weight)
+        return weights
+
+    def _concepts(self, stems: list[str]) -> Iterable[tuple[tuple[str, ...], int, int]]:
+        """Concepts of the longest phrase starting at each position, without overlaps."""
+        i = 0
+        while i < len(stems):
+            for key, concepts in self.phrases.get(stems[i], ()):
+                if tuple(stems[i:i + len(key)]) == key:
+                    yield concepts, i, i + len(key)
+                    i += len(key)
+                    break
+            else:
+                i += 1

@@ -1,0 +1,126 @@
+"""Searches over the desk index: help sections, tickets by words, and tickets like a given ticket."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+from bot.db.fts import EmptyQuery
+from bot.db.models import Ticket
+from bot.db.search.bm25f import Bm25fIndex
+from bot.db.search.highlight import matched_lines
+from bot.db.search.params import PARAMS, SearchParams
+from bot.db.search.store import ANALYZER, Corpus, desk_index
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float
+    matched: list[str]
+
+
+class UnknownTicket(LookupError):
+    """`like` names a ticket the desk doesn't have."""
+
+
+def search_help(session: Session, query: str, *, limit: int, params: SearchParams = PARAMS) -> list[Hit]:
+    index = desk_index(session)
+    with index.lock:
+        corpus = index.help
+        terms = query_weights(corpus.index, query, params)
+        ranked = _ranked(corpus, corpus.index.score(terms, params.help))[:limit]
+        return [_hit(corpus, key, score, terms, body_only=True) for key, score in ranked]
+
+
+def search_tickets(session: Session, query: str, *, limit: int, status: str | None = None,
+                   exclude: str | None = None, params: SearchParams = PARAMS) -> list[Hit]:
+    index = desk_index(session)
+    with index.lock:
+        corpus = index.tickets
+        terms = query_weights(corpus.index, query, params)
+        scores = corpus.index.score(terms, params.tickets)
+        scores.pop(exclude or "", None)
+        ranked = _ranked(corpus, scores)
+    ranked = _with_status(session, ranked, status, limit)
+    with index.lock:
+        return [_hit(corpus, key, score, terms) for key, score in ranked]
+
+
+def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str | None = None, query: str = "",
+                    params: SearchParams = PARAMS) -> list[Hit]:
+    """Tickets like `ticket_id` (its title, tags, first message, error text and notes), scored as a share
+    of the ticket's own score; those under `params.like_min_similarity` are left out."""
+    index = desk_index(session)
+    with index.lock:
+        corpus = index.tickets
+        if ticket_id not in corpus.index:
+            raise UnknownTicket(ticket_id)
+        terms = like_weights(corpus.index, ticket_id, params)
+        if query.strip():
+            for term, weight in query_weights(corpus.index, query, params).items():
+                terms[term] = terms.get(term, 0.0) + weight
+        scores = corpus.index.score(terms, params.tickets)
+        own = scores.pop(ticket_id, 0.0) or 1.0
+        similar = {key: score / own for key, score in scores.items() if score / own >= params.like_min_similarity}
+        ranked = _ranked(corpus, similar)
+    ranked = _with_status(session, ranked, status, limit)
+    with index.lock:
+        return [_hit(corpus, key, score, terms) for key, score in ranked]
+
+
+# --- queries ------------------------------------------------------------------------------------------
+
+def query_weights(index: Bm25fIndex, query: str, params: SearchParams) -> dict[str, float]:
+    """Weighted terms of free text: typos fixed, synonyms added, long text cut to its rarest terms."""
+    weights = ANALYZER.query(query, index.words, params.phrase_weight)
+    if not weights:
+        raise EmptyQuery(query)
+    known = {term: weight for term, weight in weights.items() if index.df(term)}
+    return _rarest(index, known, params.max_terms)
+
+
+def like_weights(index: Bm25fIndex, ticket_id: str, params: SearchParams) -> dict[str, float]:
+    """A query made of a ticket's own terms, each weighted by the fields it occurs in."""
+    weights = {}
+    for term, tfs in index.terms_of(ticket_id).items():
+        if index.df(term) > 1:
+            weights[term] = sum(w for w, tf in zip(params.like_fields, tfs, strict=True) if tf)
+    return _rarest(index, weights, params.like_terms)
+
+
+def _rarest(index: Bm25fIndex, weights: dict[str, float], keep: int) -> dict[str, float]:
+    if len(weights) <= keep:
+        return weights
+    best = sorted(weights, key=lambda t: (-weights[t] * index.idf(t), t))[:keep]
+    return {term: weights[term] for term in best}
+
+
+# --- results ------------------------------------------------------------------------------------------
+
+def _ranked(corpus: Corpus, scores: dict[str, float]) -> list[tuple[str, float]]:
+    """Best first; ties (to 9 digits, so float noise can't reorder them) by the newer document, then id."""
+    return sorted(scores.items(), key=lambda item: (-round(item[1], 9), -corpus.docs[item[0]].updated, item[0]))
+
+
+def _with_status(session: Session, ranked: list[tuple[str, float]], status: str | None,
+                 limit: int) -> list[tuple[str, float]]:
+    """The first `limit` hits whose ticket is in `status` now (read from the rows, not the index)."""
+    if status is None:
+        return ranked[:limit]
+    kept: list[tuple[str, float]] = []
+    for start in range(0, len(ranked), 100):
+        chunk = ranked[start:start + 100]
+        ids = [key for key, _ in chunk]
+        current = dict(session.exec(select(Ticket.id, Ticket.status).where(col(Ticket.id).in_(ids))).all())
+        kept += [(key, score) for key, score in chunk if current.get(key) == status]
+        if len(kept) >= limit:
+            break
+    return kept[:limit]
+
+
+def _hit(corpus: Corpus, key: str, score: float, terms: dict[str, float], body_only: bool = False) -> Hit:
+    fields = corpus.docs[key].fields
+    texts = fields[2:3] if body_only else (fields[2], fields[4])
+    return Hit(key, score, matched_lines(ANALYZER, texts, terms, corpus.index.idf))

@@ -1,0 +1,109 @@
+"""The search index of one database, built from its rows and kept in step with them.
+
+Every search first reads the desk's generation (the newest ticket message id and the ticket and
+help-section counts: one indexed query). When it moved, the index re-reads what changed: the tickets
+that got new messages, or everything after tickets or sections were added or removed. So a reply
+written by another process or another worker is searchable on the next query, and the ranking is the
+same Python code over the same rows on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from bot.db.models import HelpSection, Ticket, TicketMessage
+from bot.db.search.analyzer import Analyzer
+from bot.db.search.bm25f import Bm25fIndex
+from bot.db.search.documents import HELP_FIELDS, TICKET_FIELDS, Document, help_document, ticket_document
+
+logger = logging.getLogger(__name__)
+
+ANALYZER = Analyzer()
+_GENERATION = text("SELECT (SELECT max(id) FROM ticket_message), (SELECT count(*) FROM ticket), "
+                   "(SELECT count(*) FROM help_section)")
+
+
+@dataclass
+class Corpus:
+    """One index plus the documents it was built from (for the lines that matched)."""
+
+    index: Bm25fIndex
+    docs: dict[str, Document] = field(default_factory=dict)
+
+    def put(self, doc: Document) -> None:
+        fields = [ANALYZER.terms(value) for value in doc.fields]
+        words = [w for value in doc.fields for w in ANALYZER.words(value) if not ANALYZER.is_stop(w)]
+        self.index.put(doc.key, fields, words)
+        self.docs[doc.key] = doc
+
+
+class DeskIndex:
+    def __init__(self) -> None:
+        self.help = Corpus(Bm25fIndex(HELP_FIELDS))
+        self.tickets = Corpus(Bm25fIndex(TICKET_FIELDS))
+        self.lock = threading.RLock()
+        self._generation: tuple[int, int, int] | None = None
+
+    def refresh(self, session: Session) -> None:
+        row = session.execute(_GENERATION).one()
+        generation = (row[0] or 0, row[1], row[2])
+        if generation == self._generation:
+            return
+        old = self._generation or (0, -1, -1)
+        if generation[2] != old[2]:
+            self.help = Corpus(Bm25fIndex(HELP_FIELDS))
+            for section in session.exec(select(HelpSection)).all():
+                self.help.put(help_document(section.id, section.heading, section.article_title, section.body))
+        if generation[1] != old[1] or generation[0] < old[0]:
+            self.tickets = Corpus(Bm25fIndex(TICKET_FIELDS))
+            self._load_tickets(session, None)
+        elif generation[0] > old[0]:
+            changed = session.exec(select(TicketMessage.ticket_id).where(col(TicketMessage.id) > old[0])
+                                   .distinct()).all()
+            self._load_tickets(session, list(changed))
+        logger.debug("search index refreshed: generation %s → %s", old, generation)
+        self._generation = generation
+
+    def _load_tickets(self, session: Session, ids: list[str] | None) -> None:
+        tickets = select(Ticket)
+        messages = select(TicketMessage.ticket_id, TicketMessage.body).order_by(
+            col(TicketMessage.created_at), col(TicketMessage.id))
+        if ids is not None:
+            tickets = tickets.where(col(Ticket.id).in_(ids))
+            messages = messages.where(col(TicketMessage.ticket_id).in_(ids))
+        bodies: dict[str, list[str]] = {}
+        for ticket_id, body in session.exec(messages).all():
+            bodies.setdefault(ticket_id, []).append(body)
+        for ticket in session.exec(tickets).all():
+            self.tickets.put(ticket_document(ticket.id, ticket.title, ticket.tags or [], bodies.get(ticket.id, []),
+                                             _timestamp(ticket.updated_at)))
+
+
+def _timestamp(value: datetime) -> float:
+    return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+
+
+_indexes: weakref.WeakKeyDictionary[Engine, DeskIndex] = weakref.WeakKeyDictionary()
+_registry_lock = threading.Lock()
+
+
+def desk_index(session: Session) -> DeskIndex:
+    """The index for the session's database, refreshed to what the session can see. Hold `.lock` while
+    using it."""
+    bind = session.get_bind()
+    engine = bind if isinstance(bind, Engine) else bind.engine
+    with _registry_lock:
+        index = _indexes.get(engine)
+        if index is None:
+            index = _indexes[engine] = DeskIndex()
+    with index.lock:
+        index.refresh(session)
+    return index

@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -25,9 +26,9 @@ from bot.cli_run import (
     open_database,
 )
 from bot.config import Settings
-from bot.db.engine import Database, create_schema
 from bot.db.models import Run, Step
-from bot.db.seed import seed_desk
+from bot.db.open import DatabaseUnusable
+from bot.redact import configure_logging, redact
 from bot.runs import queries
 from bot.runs.service import BadInput
 from tools import REGISTRY, ToolContext, execute
@@ -41,8 +42,7 @@ GUARD_OPTIONS = {"max_steps": int, "token_budget": int, "cost_budget_usd": float
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(logging.INFO if args.verbose else logging.WARNING)
     try:
         settings = Settings(**{k: getattr(args, k) for k in GUARD_OPTIONS if getattr(args, k, None) is not None},
                             **({"offline": True} if getattr(args, "offline", False) else {}))
@@ -53,7 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args, settings)
     except BadInput as exc:
-        print(f"kitebase: {exc}", file=sys.stderr)
+        print(redact(f"kitebase: {exc}"), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except DatabaseUnusable as exc:
+        print(redact(f"kitebase: {exc}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("\nkitebase: interrupted; the run is stored and can be continued with `kitebase resume`.", file=sys.stderr)
@@ -125,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     search = sub.add_parser("search", help="search the desk exactly as the agent's tools do")
     search.add_argument("what", choices=["help", "tickets"])
     search.add_argument("query", nargs="?", default="")
-    search.add_argument("--like", help="tickets like this one (uses its title and tags; excludes it)")
+    search.add_argument("--like", help="tickets with the same problem as this one (compares its title, first "
+                        "message, error text and tags; leaves it out)")
     search.add_argument("--status", choices=["any", "open", "pending", "closed"], default="any")
     search.add_argument("--limit", type=int)
     search.add_argument("--json", action="store_true")
@@ -134,6 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="database maintenance")
     db.add_argument("action", choices=["upgrade"], help="create or update the schema and load the desk")
     db.set_defaults(handler=cmd_db)
+
+    sweep = sub.add_parser("sweep", help="run every timer once, now (for operators, cron and tests)")
+    sweep.add_argument("--json", action="store_true")
+    sweep.set_defaults(handler=cmd_sweep)
 
     serve = sub.add_parser("serve", help="the Slack app (HTTP mode, or Socket Mode with SLACK_APP_TOKEN)")
     serve.set_defaults(handler=cmd_serve)
@@ -208,17 +216,12 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
         arguments: dict[str, Any] = {"query": args.query, "limit": args.limit or 3}
         result = execute(REGISTRY, ctx, "search_help", arguments)
     else:
-        query = args.query
-        arguments = {"status": args.status, "limit": args.limit or 5}
+        arguments = {"query": args.query, "status": args.status, "limit": args.limit or 5}
         if args.like:
-            ticket = execute(REGISTRY, ctx, "get_ticket", {"ticket_id": args.like})
-            if ticket.is_error:
-                raise BadInput(ticket.text)
-            query = " ".join([query, ticket.data["title"], *ticket.data["tags"]]).strip()
-            arguments["exclude_ticket_id"] = ticket.data["id"]
-        if not query.strip():
+            arguments["like_ticket_id"] = args.like
+        elif not args.query.strip():
             raise BadInput("Give words to search for, or --like KITE-142.")
-        result = execute(REGISTRY, ctx, "search_tickets", {"query": query, **arguments})
+        result = execute(REGISTRY, ctx, "search_tickets", arguments)
     if result.is_error:
         raise BadInput(result.text)
     if args.json:
@@ -229,15 +232,37 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
-    db = Database.from_url(settings.database_url)
-    create_schema(db.engine)
+    db = open_database(settings)
     if db.dialect == "postgresql":
         from bot.runs.workqueue import ensure_schema
 
         ensure_schema(settings)
-    result = seed_desk(db, settings.data_dir)
-    print(f"Schema ready. Desk: {result.customers} customers, {result.tickets} tickets, {result.sections} help sections"
-          + (" (loaded now)." if result.loaded else "."))
+    with db.session() as session:
+        counts = queries.desk_counts(session)
+    print(f"Schema ready. Desk: {counts['customers']} customers, {counts['tickets']} tickets, "
+          f"{counts['sections']} help sections.")
+    return EXIT_OK
+
+
+def cmd_sweep(args: argparse.Namespace, settings: Settings) -> int:
+    """Every timer once, now (expiry, recovery of dead processes' runs, stuck runs, App Home, the digest).
+    Runs it continues are continued here (embedded) or queued for the workers (queue mode); what Slack must
+    show is written to the outbox, delivered by whichever process sends."""
+    from bot.runs.service import RunService
+    from bot.runs.sweeps import sweep_all
+
+    service = RunService(open_database(settings), settings)
+    if settings.execution == "queue":
+        from bot.runs.workqueue import QueueDispatcher
+
+        dispatch: Any = QueueDispatcher(settings)
+    else:
+        dispatch = lambda run_id, note=None: service.resume(run_id)  # noqa: E731
+    report = sweep_all(service, datetime.now(UTC), dispatch)
+    if args.json:
+        print(json.dumps(report.__dict__))
+    else:
+        print(f"Sweep: {report.text()}.")
     return EXIT_OK
 
 

@@ -12,19 +12,12 @@ from sqlmodel import select
 from bot.agent.state import RunState
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
-from bot.db.engine import Database, create_schema
 from bot.db.models import Approval
-from bot.db.seed import seed_desk
+from bot.db.open import open_database
 from bot.runs.service import BadInput, RunService
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
-
-
-def open_database(settings: Settings) -> Database:
-    db = Database.from_url(settings.database_url)
-    create_schema(db.engine)
-    seed_desk(db, settings.data_dir)
-    return db
+__all__ = ["open_database"]
 
 
 def approve_mode(args: argparse.Namespace) -> str:
@@ -65,7 +58,8 @@ def drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) 
 def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: str, actor: str, out: Any) -> bool:
     for call in state.pending_calls:
         with service.db.session() as session:
-            approval = session.exec(select(Approval).where(Approval.tool_use_id == call.tool_use_id)).one()
+            approval = session.exec(select(Approval).where(Approval.run_id == run_id,
+                                                           Approval.tool_use_id == call.tool_use_id)).one()
         if mode == "auto":
             print(f"  → approved automatically (--approve auto) as {actor}", file=out)
             service.decide(approval.id, action="approve", actor=actor)

@@ -9,6 +9,8 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.redact import register
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -60,6 +62,8 @@ class Settings(BaseSettings):
     run_workers: int = Field(64, ge=1, le=1000, validation_alias="KITEBASE_RUN_WORKERS")
     slack_min_interval_seconds: float = Field(1.0, ge=0, le=10, validation_alias="KITEBASE_SLACK_MIN_INTERVAL")
     slack_streaming: bool = Field(True, validation_alias="KITEBASE_SLACK_STREAMING")
+    slack_rate_scale: float = Field(1.0, gt=0, le=1000, validation_alias="KITEBASE_SLACK_RATE_SCALE")
+    process_stale_seconds: float = Field(15.0, gt=0, validation_alias="KITEBASE_PROCESS_STALE_SECONDS")
     approval_ttl_seconds: float = Field(
         24 * 3600, gt=0, validation_alias=AliasChoices("KITEBASE_APPROVAL_TTL", "approval_ttl_seconds")
     )
@@ -79,6 +83,13 @@ class Settings(BaseSettings):
             number, unit = value.strip()[:-1], value.strip()[-1].lower()
             return float(number) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit]
         return value
+
+    @model_validator(mode="after")
+    def _register_secrets(self) -> Settings:
+        """Every secret setting is cut from whatever leaves the process (bot/redact.py)."""
+        register(*(v.get_secret_value() for v in (self.anthropic_api_key, self.slack_bot_token,
+                                                   self.slack_signing_secret, self.slack_app_token) if v))
+        return self
 
     @model_validator(mode="after")
     def _queue_needs_postgres(self) -> Settings:

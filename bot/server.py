@@ -1,10 +1,16 @@
-"""`kitebase serve`: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP on $PORT with /slack/events and /healthz."""
+"""`kitebase serve`: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP on $PORT with /slack/events and
+/healthz. In the default embedded mode this process also continues runs, runs the timers and delivers the
+outbox to Slack; with KITEBASE_EXECUTION=queue the workers do those and this process only records requests."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import signal
+import sys
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 from slack_bolt import App
@@ -13,34 +19,60 @@ from sqlalchemy import text
 
 from bot.app import build_app
 from bot.config import Settings
-from bot.db.engine import Database, create_schema
-from bot.db.seed import seed_desk
+from bot.db.engine import Database
+from bot.db.open import open_database
+from bot.runs.processes import Liveness
+from bot.slack.requests import MAX_BODY, check_request
 
 logger = logging.getLogger(__name__)
+Start = Callable[..., Any]
 
 
-def make_wsgi(app: App, db: Database) -> Callable[..., Iterable[bytes]]:
+def make_wsgi(app: App, db: Database, signing_secret: str | None = None) -> Callable[..., Iterable[bytes]]:
     slack = SlackRequestHandler(app, path="/slack/events")
 
-    def wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def wsgi(environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == "/healthz":
             return _health(db, start_response)
+        if environ.get("PATH_INFO") == "/slack/events" and environ.get("REQUEST_METHOD") == "POST":
+            body = _read(environ)
+            if body is None:
+                return _json(start_response, "413 Payload Too Large", {"ok": False, "error": "request too large"})
+            headers = {k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")}
+            headers["content-type"] = environ.get("CONTENT_TYPE", "")
+            problem = check_request(headers, body, signing_secret)
+            if problem is not None:
+                return _json(start_response, problem.status, {"ok": False, "error": problem.message})
+            environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
         return slack(environ, start_response)
 
     return wsgi
 
 
-def _health(db: Database, start_response: Callable[..., Any]) -> Iterable[bytes]:
+def _read(environ: dict[str, Any]) -> bytes | None:
     try:
-        with db.engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-        status, body = "200 OK", {"ok": True}
-    except Exception:
-        logger.exception("health check: database unreachable")
-        status, body = "503 Service Unavailable", {"ok": False, "error": "database unreachable"}
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > MAX_BODY:
+        return None
+    return environ["wsgi.input"].read(length) if length > 0 else b""
+
+
+def _json(start_response: Start, status: str, body: dict[str, Any]) -> Iterable[bytes]:
     payload = json.dumps(body).encode()
     start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))])
     return [payload]
+
+
+def _health(db: Database, start_response: Start) -> Iterable[bytes]:
+    try:
+        with db.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        return _json(start_response, "200 OK", {"ok": True})
+    except Exception:
+        logger.exception("health check: database unreachable")
+        return _json(start_response, "503 Service Unavailable", {"ok": False, "error": "database unreachable"})
 
 
 def serve(settings: Settings) -> int:
@@ -48,22 +80,28 @@ def serve(settings: Settings) -> int:
                                         ("SLACK_SIGNING_SECRET", settings.slack_signing_secret
                                          if settings.slack_app_token is None else True)) if not value]
     if missing:
-        print(f"kitebase serve: set {' and '.join(missing)} (see the README's Slack section).")
+        print(f"kitebase serve: set {' and '.join(missing)} (see the README's Slack section).", file=sys.stderr)
         return 2
-    db = Database.from_url(settings.database_url)
-    create_schema(db.engine)
-    seed_desk(db, settings.data_dir)
+    db = open_database(settings)
     app, ctx = build_app(settings, db)
-    scheduler = None
-    if settings.execution == "embedded":  # with workers (queue mode), the workers run the timers
-        from bot.jobs import build_scheduler
-
-        scheduler = build_scheduler(settings, ctx.service, ctx.dispatch, slack=ctx)
-        scheduler.start()
-    else:
+    liveness = Liveness(db, ctx.service.owner, "serve").start()
+    background = Background(settings, ctx) if settings.execution == "embedded" else None
+    if background is None:
         from bot.runs.workqueue import ensure_schema
 
         ensure_schema(settings)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        if background is not None:
+            background.start()
+        return _listen(settings, app, db)
+    finally:
+        if background is not None:
+            background.stop()
+        liveness.stop()
+
+
+def _listen(settings: Settings, app: App, db: Database) -> int:
     if settings.slack_app_token is not None:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
@@ -72,6 +110,37 @@ def serve(settings: Settings) -> int:
         return 0
     from waitress import serve as waitress_serve
 
+    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
-    waitress_serve(make_wsgi(app, db), host="0.0.0.0", port=settings.port, threads=16, ident="kitebase")
+    waitress_serve(make_wsgi(app, db, secret), host="0.0.0.0", port=settings.port, threads=16, ident="kitebase")
     return 0
+
+
+class Background:
+    """What an embedded `serve` does beside answering Slack: deliver the outbox, run the timers, and continue
+    at start-up the runs a dead process left (queued, or owned by a process that stopped beating)."""
+
+    def __init__(self, settings: Settings, ctx: Any):
+        from bot.jobs import build_scheduler
+        from bot.slack.client import make_client
+        from bot.slack.sender import OutboxSender
+
+        self.ctx = ctx
+        self.sender = OutboxSender(ctx.db, settings, make_client(settings))
+        self.scheduler = build_scheduler(settings, ctx.service, ctx.dispatch, groups=ctx.groups,
+                                         client=self.sender.client)
+
+    def start(self) -> None:
+        from bot.runs.sweeps import recover_runs
+
+        self.sender.start()
+        self.scheduler.start()
+        settings = self.ctx.settings
+        recover_runs(self.ctx.service, datetime.now(UTC), self.ctx.dispatch, at_start=True,
+                     stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
+                     stale_seconds=settings.process_stale_seconds)
+
+    def stop(self) -> None:
+        self.scheduler.shutdown(wait=False)
+        self.ctx.dispatch.shutdown()
+        self.sender.stop()

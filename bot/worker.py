@@ -1,14 +1,15 @@
-"""`kitebase worker`: continue runs from the PostgreSQL task queue (KITEBASE_EXECUTION=queue), and run the timers."""
+"""`kitebase worker`: continue runs from the PostgreSQL task queue (KITEBASE_EXECUTION=queue), run the timers,
+and deliver the outbox to Slack (one worker at a time sends; another takes over within seconds if it dies)."""
 
 from __future__ import annotations
 
 import logging
+import sys
 
-from bot.agent.events import Observer
 from bot.config import Settings
-from bot.db.engine import Database, create_schema
-from bot.db.seed import seed_desk
+from bot.db.open import open_database
 from bot.jobs import build_scheduler
+from bot.runs.processes import Liveness
 from bot.runs.service import RunService
 from bot.runs.workqueue import QUEUE, QueueDispatcher, build_worker_app, ensure_schema
 
@@ -18,38 +19,26 @@ logger = logging.getLogger(__name__)
 def run_worker(settings: Settings) -> int:
     if settings.execution != "queue":
         print("kitebase worker: set KITEBASE_EXECUTION=queue and a PostgreSQL DATABASE_URL "
-              "(with the default embedded execution, `kitebase serve` runs the agent itself).")
+              "(with the default embedded execution, `kitebase serve` runs the agent itself).", file=sys.stderr)
         return 2
-    db = Database.from_url(settings.database_url)
-    create_schema(db.engine)
-    seed_desk(db, settings.data_dir)
+    db = open_database(settings)
     ensure_schema(settings)
     service = RunService(db, settings)
-    ctx = None
+    liveness = Liveness(db, service.owner, "worker").start()
+    sender = groups = None
     if settings.slack_bot_token is not None:
-        from bot.app import build_context
+        from bot.slack.authz import GroupCache
+        from bot.slack.client import make_client
+        from bot.slack.sender import OutboxSender
 
-        ctx = build_context(settings, db, service=service)
+        sender, groups = OutboxSender(db, settings, make_client(settings)).start(), GroupCache()
 
     def continue_run(run_id: int) -> bool:
-        observer: Observer | None = None
-        if ctx is not None:
-            from bot.slack.reporter import ThreadReporter
-
-            observer = ThreadReporter(ctx, run_id)
-        state = service.resume(run_id, observer)
-        if state is None:
-            return False
-        if ctx is not None:
-            from bot.app import after_run
-
-            after_run(ctx, run_id, state, observer)
-        return True
+        return service.resume(run_id) is not None
 
     dispatcher = QueueDispatcher(settings)
-    if ctx is not None:
-        ctx.dispatch = dispatcher
-    scheduler = build_scheduler(settings, service, dispatcher, slack=ctx)
+    scheduler = build_scheduler(settings, service, dispatcher, groups=groups,
+                                client=sender.client if sender else None)
     scheduler.start()
     app = build_worker_app(settings, continue_run)
     print(f"Kitebase worker {service.owner} waiting for runs (queue {QUEUE!r})", flush=True)
@@ -60,4 +49,7 @@ def run_worker(settings: Settings) -> int:
     finally:
         scheduler.shutdown(wait=False)
         dispatcher.shutdown()
+        if sender is not None:
+            sender.stop()
+        liveness.stop()
     return 0

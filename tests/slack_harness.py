@@ -1,10 +1,11 @@
-"""The real Bolt app over signed HTTP (waitress), its WebClient pointed at the Slack stand-in."""
+"""The real Bolt app over signed HTTP (waitress), its WebClients pointed at the Slack stand-in, and the real
+outbox sender delivering what the runs write."""
 
 from __future__ import annotations
 
 import json
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,9 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.runs.service import RunService
 from bot.server import make_wsgi
+from bot.slack.client import make_client
 from bot.slack.context import SlackContext
+from bot.slack.sender import OutboxSender
 from tests.fakes.slack_requests import SlackSender
 from tests.fakes.slack_server import SlackAPIServer
 
@@ -31,18 +34,17 @@ class Harness:
     ctx: SlackContext
     db: Database
     url: str
-    listeners: TrackingExecutor
+    sender: OutboxSender
 
     def drain(self, timeout: float = 30) -> None:
-        """Wait until Bolt's listeners and every dispatched run have stopped working (finished or waiting)."""
-        for _ in range(100):
-            listeners = [f for f in self.listeners.futures if not f.done()]
-            runs = [f for f in self.ctx.dispatch.futures if not f.done()]
-            if not listeners and not runs:
+        """Wait until no run is being continued and everything the runs wrote for Slack is delivered."""
+        deadline, calm = time.monotonic() + timeout, 0
+        while time.monotonic() < deadline:
+            calm = calm + 1 if not self.ctx.dispatch.busy() and self.sender.idle() else 0
+            if calm >= 3:
                 return
-            for future in listeners + runs:
-                future.result(timeout=timeout)
-        raise AssertionError("the app never went idle")
+            time.sleep(0.03)
+        raise AssertionError("the app never went idle:\n" + self.slack.summary())
 
     def thread_texts(self, channel: str, thread_ts: str) -> list[str]:
         return [m.get("text", "") or "" for m in self.slack.thread(channel, thread_ts)]
@@ -63,19 +65,6 @@ class Harness:
         raise AssertionError(f"no {action_id} button was posted")
 
 
-class TrackingExecutor(ThreadPoolExecutor):
-    """Bolt's listener pool, remembering its futures so tests can wait for the listeners to finish."""
-
-    def __init__(self) -> None:
-        super().__init__(max_workers=5, thread_name_prefix="bolt-listener")
-        self.futures: list[Future] = []
-
-    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
-        future = super().submit(fn, *args, **kwargs)
-        self.futures.append(future)
-        return future
-
-
 def _ts_of(slack: SlackAPIServer, args: dict[str, Any]) -> str:
     for call in slack.calls:
         if call["args"] is args:
@@ -83,26 +72,33 @@ def _ts_of(slack: SlackAPIServer, args: dict[str, Any]) -> str:
     raise AssertionError("posted message not found")
 
 
+def harness_settings(settings: Settings, slack: SlackAPIServer) -> Settings:
+    return settings.model_copy(update={
+        "slack_bot_token": SecretStr(BOT_TOKEN), "slack_signing_secret": SecretStr(SECRET),
+        "slack_api_base_url": slack.url + "/api/", "slack_min_interval_seconds": 0.02, "slack_rate_scale": 100.0,
+        "escalation_channel": settings.escalation_channel or "CQUEUE"})
+
+
 def start_harness(settings: Settings, db: Database, *, model_factory: Any = None) -> tuple[Harness, Any]:
     slack = SlackAPIServer().start()
-    settings = settings.model_copy(update={
-        "slack_bot_token": SecretStr(BOT_TOKEN), "slack_signing_secret": SecretStr(SECRET), "slack_api_base_url": slack.url + "/api/",
-        "slack_min_interval_seconds": 0.02, "escalation_channel": settings.escalation_channel or "CQUEUE"})
-    service = RunService(db, settings, model_factory=model_factory) if model_factory else None
-    listeners = TrackingExecutor()
-    app, ctx = build_app(settings, db, service=service, listener_executor=listeners)
-    server = create_server(make_wsgi(app, db), host="127.0.0.1", port=0, threads=8)
+    settings = harness_settings(settings, slack)
+    service = RunService(db, settings, model_factory=model_factory) if model_factory else RunService(db, settings)
+    app, ctx = build_app(settings, db, service=service)
+    sender = OutboxSender(db, settings, make_client(settings)).start()
+    server = create_server(make_wsgi(app, db, SECRET), host="127.0.0.1", port=0, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.effective_port}"
-    harness = Harness(slack, SlackSender(url + "/slack/events", SECRET), ctx, db, url, listeners)
+    harness = Harness(slack, SlackSender(url + "/slack/events", SECRET), ctx, db, url, sender)
 
     def stop() -> None:
-        harness.drain()
-        server.close()
-        ctx.dispatch.shutdown()
-        listeners.shutdown()
-        slack.stop()
+        try:
+            harness.drain()
+        finally:
+            server.close()
+            ctx.dispatch.shutdown()
+            sender.stop()
+            slack.stop()
 
     return harness, stop
 

@@ -28,7 +28,7 @@ def test_jobs_have_ids_coalesce_and_never_overlap(db, settings):
     service = RunService(db, settings)
     scheduler = build_scheduler(settings, service, lambda run_id, note=None: None)
     jobs = {job.id: job for job in scheduler.get_jobs()}
-    assert set(jobs) == {"expire-approvals", "recover-runs"}
+    assert set(jobs) == {"expire-approvals", "recover-runs", "refresh-homes", "queue-digest", "forget-processes"}
     for job in jobs.values():
         assert job.coalesce is True and job.max_instances == 1
 
@@ -93,7 +93,8 @@ def test_a_live_lease_is_left_alone(db, settings):
         session.execute(update(Run).where(col(Run.id) == run_id).values(
             status="running", lease_owner="busy-host:1", lease_expires_at=utcnow() + timedelta(seconds=60)))
     dispatched = []
-    resumed, escalated = sweeps.recover_runs(service, utcnow(), lambda rid, note=None: dispatched.append(rid), 900)
+    resumed, escalated = sweeps.recover_runs(service, utcnow(), lambda rid, note=None: dispatched.append(rid),
+                                             stuck_after_seconds=900, stale_seconds=15)
     assert dispatched == resumed == escalated == []
 
 
@@ -104,7 +105,8 @@ def test_a_stuck_run_escalates(db, settings):
         session.execute(update(Run).where(col(Run.id) == run_id).values(
             status="running", lease_owner="wedged:7", lease_expires_at=utcnow() + timedelta(hours=1)))
     later = utcnow() + timedelta(hours=2)
-    _, escalated = sweeps.recover_runs(service, later, lambda rid, note=None: None, stuck_after_seconds=600)
+    _, escalated = sweeps.recover_runs(service, later, lambda rid, note=None: None, stuck_after_seconds=600,
+                                       stale_seconds=15)
     run = run_row(db, run_id)
     assert escalated == [run_id] and run.status == "escalated" and "stuck" in run.reason
     assert escalations_of(db, run_id)[0].kind == "stuck"

@@ -34,8 +34,8 @@ def test_mention_shows_thoughts_and_waits_for_the_button(harness, db):
     harness.drain()
     run = first_run(db)
     assert run.status == "awaiting_approval" and run.origin["thread_ts"] == ts and run.started_by == "ULEAD"
-    posted = harness.slack.calls_to("chat.postMessage")
-    assert posted[0]["thread_ts"] == ts and "run #1" in posted[0]["text"]
+    [started] = harness.slack.calls_to("chat.startStream")
+    assert started["thread_ts"] == ts and "run #1" in started["chunks"][0]["text"], "the first message names the run"
     streamed = harness.slack.calls_to("chat.startStream") + harness.slack.calls_to("chat.appendStream")
     chunks = [c for call in streamed for c in call.get("chunks") or []]
     thoughts = [c["text"] for c in chunks if c["type"] == "markdown_text"]
@@ -217,7 +217,8 @@ def test_a_guard_hit_reaches_the_queue_with_its_history_and_resume_continues(set
         h.drain()
         run = run_row(db, run.id)
         assert run.steps == 3 and run.status == "awaiting_approval", "it picked up where it stopped: the draft"
-        assert any("resumed run" in c["text"] for c in h.slack.calls_to("chat.postMessage") if c.get("thread_ts") == ts)
+        assert any("<@UHELPER> resumed run #1" in c["chunks"][0]["text"] for c in h.slack.calls_to("chat.startStream")
+                   if c.get("thread_ts") == ts), "the thread says who resumed the run"
     finally:
         stop()
 
@@ -269,21 +270,48 @@ def test_slash_command(harness, db):
     assert "awaiting approval" in body
 
 
-def test_long_drafts_and_outputs_are_cut_to_fit_slack(settings, db):
-    long_draft = "Hi Dana,\n\n" + "Here is every step in detail. " * 190  # ~5,700 chars
-    script = [respond(text("Drafting."), use("reply_to_customer", ticket_id="KITE-142", message=long_draft)),
+def test_the_whole_draft_is_on_the_card_and_in_the_edit_modal(settings, db):
+    draft = "Hi Dana,\n\n" + "Step <1> & then the next one, in detail. " * 70 + "\n\nThe very last line."
+    assert 2_800 < len(draft) <= 3_000
+    script = [respond(text("Drafting."), use("reply_to_customer", ticket_id="KITE-142", message=draft)),
               respond(text("Done: " + "x" * 45_000))]
-    h, stop = start_harness(settings, db, model_factory=lambda: ScriptedModel(script))
+    model = ScriptedModel(script)  # one model for the whole run: its script goes on after the decision
+    h, stop = start_harness(settings, db, model_factory=lambda: model)
     try:
         h.send.mention(GOAL)
         h.drain()
         card = h.approval_card()
-        assert "[cut:" in str(card["call"]["blocks"])
-        h.send.click("approve_reply", card["value"])
+        quoted = "\n".join(b["text"]["text"] for b in card["call"]["blocks"]
+                           if b["type"] == "section" and b["text"]["text"].startswith(">"))
+        shown = "\n".join(line[2:] if line.startswith("> ") else line[1:] for line in quoted.splitlines())
+        shown = shown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        assert " ".join(shown.split()) == " ".join(draft.split()), "every word of the draft is on the card"
+        assert "[cut:" not in str(card["call"]["blocks"]) and "The very last line." in shown
+        h.send.click("edit_reply", card["value"], message_ts=card["ts"])
+        modal = h.slack.calls_to("views.open")[-1]["view"]
+        assert modal["blocks"][1]["element"]["initial_value"] == draft, "the Edit modal holds the whole draft"
+        h.send.click("approve_reply", card["value"], message_ts=card["ts"])
         h.drain()
-        assert [m.body for m in staff_replies(db, "KITE-142")] == [long_draft.strip()], "the customer gets it whole"
+        assert [m.body for m in staff_replies(db, "KITE-142")] == [draft.strip()], "the customer gets what was shown"
+        final = h.slack.calls_to("chat.postMessage")[-1]
+        assert sum(len(b["text"]["text"]) for b in final["blocks"] if b["type"] == "section") >= 45_000
         failed = [c for c in h.slack.calls if not c["response"].get("ok")]
         assert failed == [], "Slack accepted every message"
+    finally:
+        stop()
+
+
+def test_a_draft_longer_than_the_card_and_modal_hold_is_sent_back_to_the_model(settings, db):
+    long_draft = "Hi Dana,\n\n" + "Here is every step in detail. " * 190  # ~5,700 chars
+    script = [respond(text("Drafting."), use("reply_to_customer", ticket_id="KITE-142", message=long_draft)),
+              lambda messages: respond(text("It was too long: " + messages[-1]["content"][0]["content"]))]
+    h, stop = start_harness(settings, db, model_factory=lambda: ScriptedModel(script))
+    try:
+        h.send.mention(GOAL)
+        h.drain()
+        run = first_run(db)
+        assert run.status == "completed" and "the limit is 3,000" in run.answer
+        assert approvals_of(db, run.id) == [] and staff_replies(db, "KITE-142") == []
     finally:
         stop()
 
@@ -330,6 +358,7 @@ def test_fifty_mentions_are_fifty_concurrent_runs(settings, db):
 def test_approvers_and_user_groups_decide_instead_of_the_starter(settings, db):
     h, stop = start_harness(settings.model_copy(update={"approvers": frozenset({"UBOSS", "SLEADS"})}), db)
     h.slack.usergroups["SLEADS"] = ["UGROUPIE"]
+    h.ctx.groups.refresh(h.sender.client, h.ctx.settings.approvers)  # the timer's job in `serve`
     try:
         h.send.mention(GOAL, user="ULEAD")
         h.drain()

@@ -28,7 +28,9 @@ from bot.db.models import Run
 from tests.fakes.slack_server import SlackAPIServer
 from tests.fakes.socket_mode_server import SocketModeServer, accept_key, encode_frame
 from tests.helpers import staff_replies
-from tests.slack_harness import BOT_TOKEN, TrackingExecutor
+from bot.slack.client import make_client
+from bot.slack.sender import OutboxSender
+from tests.slack_harness import BOT_TOKEN
 
 APP_TOKEN = "xapp-test-token"
 MENTION_TS = "1800000000.000100"
@@ -100,9 +102,10 @@ def test_socket_mode_mention_then_approval_click(stand_ins, settings, db):
     settings = settings.model_copy(update={
         "slack_bot_token": SecretStr(BOT_TOKEN), "slack_app_token": SecretStr(APP_TOKEN),
         "slack_signing_secret": None, "slack_api_base_url": slack.url + "/api/",
-        "slack_min_interval_seconds": 0.02, "escalation_channel": settings.escalation_channel or "CQUEUE"})
-    listeners = TrackingExecutor()
-    app, ctx = build_app(settings, db, listener_executor=listeners)
+        "slack_min_interval_seconds": 0.02, "slack_rate_scale": 100.0,
+        "escalation_channel": settings.escalation_channel or "CQUEUE"})
+    app, ctx = build_app(settings, db)
+    sender = OutboxSender(db, settings, make_client(settings)).start()
     handler = SocketModeHandler(app, APP_TOKEN)
     try:
         handler.connect()
@@ -113,11 +116,11 @@ def test_socket_mode_mention_then_approval_click(stand_ins, settings, db):
         assert call["response"] == {"ok": True, "url": socket_mode.url}
         assert handler.client.is_connected()
 
-        # Slack delivers the mention; the client acks it at once, the run goes on in the background
+        # Slack delivers the mention; it is recorded and acked, the run goes on in the background
         socket_mode.send(mention_envelope())
         assert socket_mode.wait_for_ack("env-mention-1", timeout=5) == {"envelope_id": "env-mention-1"}
-        first = slack.wait_for("chat.postMessage", timeout=5, predicate=lambda a: a["thread_ts"] == MENTION_TS)[0]
-        assert first["channel"] == "CSUPPORT" and "run #1" in first["text"]
+        first = slack.wait_for("chat.startStream", timeout=5, predicate=lambda a: a["thread_ts"] == MENTION_TS)[0]
+        assert first["channel"] == "CSUPPORT" and "run #1" in first["chunks"][0]["text"]
         card = slack.wait_for("chat.postMessage", timeout=10, predicate=lambda a: approve_button(a) is not None)[0]
         assert card["thread_ts"] == MENTION_TS and card["channel"] == "CSUPPORT"
         ctx.dispatch.drain(timeout=10)
@@ -130,9 +133,8 @@ def test_socket_mode_mention_then_approval_click(stand_ins, settings, db):
         socket_mode.send(click_envelope(approve_button(card)["value"], posted_ts(slack, card)))
         assert socket_mode.wait_for_ack("env-click-1", timeout=5)["envelope_id"] == "env-click-1"
         wait_until(lambda: the_run(db).status == "completed", 10, "the run to complete")
-        for future in list(listeners.futures):
-            future.result(timeout=10)
         ctx.dispatch.drain(timeout=10)
+        wait_until(sender.idle, 10, "the outbox to be delivered")
         assert len(staff_replies(db, "KITE-142")) == 1
         assert any(m.get("thread_ts") == MENTION_TS and "KITE-144" in (m.get("text") or "")
                    for m in slack.thread("CSUPPORT", MENTION_TS)), "the outcome is posted in the thread"
@@ -143,7 +145,7 @@ def test_socket_mode_mention_then_approval_click(stand_ins, settings, db):
     finally:
         handler.close()
         ctx.dispatch.shutdown()
-        listeners.shutdown()
+        sender.stop()
 
 
 # --- the stand-in itself, spoken to over a raw socket -----------------------------------------------------

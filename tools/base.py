@@ -61,8 +61,31 @@ class Tool:
         problems = []
         for error in sorted(self._validator.iter_errors(args), key=lambda e: list(e.path)):
             where = ".".join(str(p) for p in error.path)
-            problems.append(f"{where}: {error.message}" if where else error.message)
+            message = _describe(error)
+            problems.append(f"{where}: {message}" if where else message)
         return problems
+
+
+def _describe(error: Any) -> str:
+    """A short sentence for a schema violation (jsonschema's own repeats the whole value, e.g. a 7,000-char
+    message, which helps nobody)."""
+    value, kind, limit = error.instance, error.validator, error.validator_value
+    if kind == "maxLength" and isinstance(value, str):
+        return f"{len(value):,} characters; the limit is {limit:,}"
+    if kind == "minLength" and isinstance(value, str):
+        return "must not be empty" if limit == 1 else f"{len(value):,} characters; at least {limit:,} needed"
+    if kind == "type":
+        return f"must be {'an' if str(limit)[0] in 'aeiou' else 'a'} {limit}, got {type(value).__name__}"
+    if kind == "enum":
+        return f"{_short(value)} is not one of {', '.join(map(str, limit))}"
+    if kind in ("maximum", "minimum"):
+        return f"{_short(value)} is {'above' if kind == 'maximum' else 'below'} the {kind} {limit}"
+    return error.message if len(error.message) <= 300 else error.message[:300] + "…"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def truncate(text: str, limit: int) -> str:

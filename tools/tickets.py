@@ -15,6 +15,7 @@ from tools.base import Tool, ToolContext, ToolError, ToolResult
 TICKET_ID_RE = re.compile(r"\bKITE[-\s]?(\d{1,6})\b", re.IGNORECASE)
 STATUSES = ("open", "pending", "closed")
 SUPPORT_AUTHOR = "Kitebase Support"
+REPLY_MAX_CHARS = 3000  # what a reviewer can see whole on the card and edit whole in Slack's modal (3,000)
 
 
 def ticket_ids_in(text: str) -> list[str]:
@@ -181,13 +182,14 @@ def reply_to_customer(ctx: ToolContext, ticket_id: str, message: str) -> ToolRes
         ticket = load_ticket(session, ticket_id)
         customer = session.get(Customer, ticket.customer_id)
         if ctx.tool_use_id:
-            sent = session.exec(select(TicketMessage).where(TicketMessage.tool_use_id == ctx.tool_use_id)).first()
+            sent = session.exec(select(TicketMessage).where(TicketMessage.run_id == ctx.run_id,
+                                                            TicketMessage.tool_use_id == ctx.tool_use_id)).first()
             if sent is not None:  # this very call already ran: never send twice
                 return ToolResult(f"Reply already sent to {customer.name} on {ticket.id} (message {sent.id}).",
                                   {"ticket_id": ticket.id, "message_id": sent.id, "duplicate": True})
         now = utcnow()
         row = TicketMessage(ticket_id=ticket.id, author=SUPPORT_AUTHOR, role="staff", body=message.strip(),
-                            created_at=now, tool_use_id=ctx.tool_use_id)
+                            created_at=now, run_id=ctx.run_id, tool_use_id=ctx.tool_use_id)
         session.add(row)
         ticket.updated_at = now
         session.add(ticket)
@@ -216,8 +218,9 @@ REPLY_TO_CUSTOMER = Tool(
         "type": "object", "additionalProperties": False, "required": ["ticket_id", "message"],
         "properties": {
             "ticket_id": {"type": "string", "minLength": 1, "maxLength": 32, "description": "e.g. KITE-142"},
-            "message": {"type": "string", "minLength": 1, "maxLength": 6000,
-                        "description": "The full reply as the customer will read it"},
+            "message": {"type": "string", "minLength": 1, "maxLength": REPLY_MAX_CHARS,
+                        "description": "The full reply as the customer will read it (at most "
+                                       f"{REPLY_MAX_CHARS:,} characters: the reviewer sees and can edit all of it)"},
         },
     },
     fn=reply_to_customer,
@@ -245,10 +248,12 @@ def update_ticket(ctx: ToolContext, ticket_id: str, status: str | None = None, a
                 ticket.assignee = new
         if note and note.strip():
             already = ctx.tool_use_id and session.exec(
-                select(TicketMessage).where(TicketMessage.tool_use_id == ctx.tool_use_id)).first()
+                select(TicketMessage).where(TicketMessage.run_id == ctx.run_id,
+                                            TicketMessage.tool_use_id == ctx.tool_use_id)).first()
             if not already:
                 session.add(TicketMessage(ticket_id=ticket.id, author="Kitebase agent", role="internal",
-                                          body=note.strip(), created_at=utcnow(), tool_use_id=ctx.tool_use_id))
+                                          body=note.strip(), created_at=utcnow(), run_id=ctx.run_id,
+                                          tool_use_id=ctx.tool_use_id))
             changes.append("internal note added")
         ticket.updated_at = utcnow()
         session.add(ticket)

@@ -4,28 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from pathlib import Path
 from typing import Any
 
+from bot.redact import redact
+
 logger = logging.getLogger("kitebase.steps")
-
-SECRET_PATTERNS = [
-    re.compile(r"xox[abposre]-[A-Za-z0-9-]{6,}"),           # Slack tokens
-    re.compile(r"xapp-[A-Za-z0-9-]{6,}"),                    # Slack app-level tokens
-    re.compile(r"sk-ant-[A-Za-z0-9_-]{6,}"),                 # Anthropic keys
-    re.compile(r"(?i)bearer\s+[A-Za-z0-9._~+/=-]{12,}"),     # bearer tokens
-]
 RESULT_LOG_CHARS = 600
-
-
-def redact(text: str, secrets: list[str] | None = None) -> str:
-    for secret in secrets or []:
-        if secret and len(secret) >= 6:
-            text = text.replace(secret, "[redacted]")
-    for pattern in SECRET_PATTERNS:
-        text = pattern.sub("[redacted]", text)
-    return text
 
 
 def step_line(run_id: int, step: dict[str, Any]) -> str:

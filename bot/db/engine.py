@@ -21,7 +21,8 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+                         connect_args={"connect_timeout": 10} if url.startswith("postgresql") else {})
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -51,7 +52,8 @@ class Database:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A session whose transaction commits on success and rolls back on any error."""
+        """A session whose transaction commits on success and rolls back on any error. Callables a writer put
+        in `session.info["after_commit"]` run once the commit succeeded (e.g. waking the outbox sender)."""
         with Session(self.engine, expire_on_commit=False) as session:
             try:
                 yield session
@@ -59,6 +61,8 @@ class Database:
             except BaseException:
                 session.rollback()
                 raise
+            for hook in session.info.pop("after_commit", ()):
+                hook()
 
     @property
     def dialect(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -43,7 +43,7 @@ class Ticket(SQLModel, table=True):
 
 class TicketMessage(SQLModel, table=True):
     __tablename__ = "ticket_message"
-    __table_args__ = (UniqueConstraint("tool_use_id", name="uq_ticket_message_tool_use_id"),)
+    __table_args__ = (UniqueConstraint("run_id", "tool_use_id", name="uq_ticket_message_run_tool_use"),)
 
     id: int | None = Field(default=None, primary_key=True)
     ticket_id: str = Field(foreign_key="ticket.id", index=True)
@@ -51,7 +51,9 @@ class TicketMessage(SQLModel, table=True):
     role: str  # customer | staff | internal
     body: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime
-    # Set when an agent tool wrote this message: makes the side effect idempotent per tool call.
+    # Set when an agent tool wrote this message: makes the side effect idempotent per tool call of a run
+    # (tool-call ids are unique within a run, not across runs).
+    run_id: int | None = Field(default=None, index=True)
     tool_use_id: str | None = Field(default=None, max_length=128)
 
 
@@ -66,7 +68,15 @@ class HelpSection(SQLModel, table=True):
     body: str = Field(sa_column=Column(Text, nullable=False))
 
 
+LIVE_STATUSES = ("queued", "running", "awaiting_approval")
+_LIVE_SQL = text("status IN ('queued', 'running', 'awaiting_approval')")
+
+
 class Run(SQLModel, table=True):
+    # One live run per ticket, enforced by the database on both backends (a partial unique index).
+    __table_args__ = (Index("uq_run_live_ticket", "ticket_id", unique=True, sqlite_where=_LIVE_SQL,
+                            postgresql_where=_LIVE_SQL),)
+
     id: int | None = Field(default=None, primary_key=True)
     goal: str = Field(sa_column=Column(Text, nullable=False))
     ticket_id: str | None = Field(default=None, index=True)
@@ -134,7 +144,7 @@ class Step(SQLModel, table=True):
 
 
 class Approval(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("tool_use_id", name="uq_approval_tool_use_id"),)
+    __table_args__ = (UniqueConstraint("run_id", "tool_use_id", name="uq_approval_run_tool_use"),)
 
     id: int | None = Field(default=None, primary_key=True)
     run_id: int = Field(foreign_key="run.id", index=True)
@@ -172,3 +182,63 @@ class Delivery(SQLModel, table=True):
     key: str = Field(primary_key=True, max_length=200)  # e.g. "msg:C123:1700000000.000100"
     run_id: int | None = None
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Outbox(SQLModel, table=True):
+    """Something Slack must show, written in the same transaction as the state change that causes it.
+
+    One row per message the bot keeps in Slack (a run's timeline, an approval card, a queue post, a user's App
+    Home...). Writers bump `version` whenever what the message should show changes; the sender delivers the
+    latest state and records `sent_version` and the `ts` Slack returned, so unsent intermediate states are
+    replaced by the newest and a restart resends nothing that was delivered.
+    """
+
+    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(max_length=200, unique=True)  # e.g. "card:12", "timeline:3:1", "home:U123"
+    kind: str = Field(max_length=32)  # timeline | card | final | notice | queue | transcript | home | ephemeral | digest
+    run_id: int | None = Field(default=None, index=True)
+    ref_id: int | None = None  # the approval or escalation it shows
+    parent_id: int | None = None  # a row that must be in Slack first (a transcript's queue post)
+    channel: str | None = Field(default=None, max_length=64)
+    thread_ts: str | None = Field(default=None, max_length=32)
+    user: str | None = Field(default=None, max_length=64)  # App Home and ephemeral messages
+    priority: int = 1  # 0 answers to people, 1 a run's first message, 2 progress, 3 background
+    payload: dict | None = json_column()  # what to show, for messages that never change
+    state: dict | None = json_column()  # the sender's own bookkeeping (stream mode, steps streamed...)
+    version: int = 1
+    sent_version: int = 0
+    status: str = Field(default="pending", max_length=16)  # pending | sent | failed
+    ts: str | None = Field(default=None, max_length=32)
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow)
+    claimed_by: str | None = Field(default=None, max_length=200)
+    last_error: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    sent_at: datetime | None = None
+
+
+class ProcessBeat(SQLModel, table=True):
+    """A process that can own runs (serve, worker, CLI) says it is alive every few seconds."""
+
+    __tablename__ = "process_beat"
+
+    owner: str = Field(primary_key=True, max_length=200)  # host:pid, the lease owner name
+    kind: str = Field(max_length=32)
+    host: str = Field(max_length=200)
+    pid: int
+    started_at: datetime = Field(default_factory=utcnow)
+    beat_at: datetime = Field(default_factory=utcnow)
+    stopped_at: datetime | None = None
+
+
+class NamedLock(SQLModel, table=True):
+    """A lease on a job only one process should do at a time (e.g. delivering the outbox)."""
+
+    __tablename__ = "named_lock"
+
+    name: str = Field(primary_key=True, max_length=64)
+    owner: str | None = Field(default=None, max_length=200)
+    expires_at: datetime | None = None

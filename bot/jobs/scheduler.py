@@ -1,11 +1,13 @@
 """The periodic jobs. Each has an explicit id, coalesces missed runs, never overlaps itself, and is a
-database sweep that is harmless if another process runs the same job at the same moment."""
+database sweep that is harmless if another process runs the same job at the same moment. What they change
+reaches Slack through the outbox, like everything else."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -13,46 +15,49 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.config import Settings
 from bot.db.models import utcnow
-from bot.runs import sweeps
+from bot.runs import processes, sweeps
 from bot.runs.service import RunService
 
 logger = logging.getLogger(__name__)
 JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 300}
+RECOVER_EVERY_SECONDS = 5
 
 
 def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[[int, str | None], object], *,
-                    slack: object | None = None, clock: Callable[[], datetime] = utcnow) -> BackgroundScheduler:
-    """`slack` is a SlackContext when the Slack app runs; its jobs are added only then."""
+                    groups: Any = None, client: Any = None,
+                    clock: Callable[[], datetime] = utcnow) -> BackgroundScheduler:
+    """`groups` and `client` (the approver-group cache and a Slack client) when the Slack app runs."""
     scheduler = BackgroundScheduler(timezone="UTC", job_defaults=JOB_DEFAULTS)
 
-    def expire_approvals() -> None:
-        expired = sweeps.expire_approvals(service, clock(), settings.approval_ttl_seconds)
-        if slack is not None and expired:
-            from bot.slack.queue import mark_expired
+    def add(job: Callable[[], object], trigger: Any, job_id: str, name: str) -> None:
+        scheduler.add_job(_logged(job), trigger, id=job_id, name=name, replace_existing=True, **JOB_DEFAULTS)
 
-            mark_expired(slack, expired)
-
-    def recover_runs() -> None:
-        sweeps.recover_runs(service, clock(), dispatch,
-                            stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds)
-
-    scheduler.add_job(_logged(expire_approvals), IntervalTrigger(minutes=5), id="expire-approvals",
-                      name="expire approvals older than KITEBASE_APPROVAL_TTL", replace_existing=True, **JOB_DEFAULTS)
-    scheduler.add_job(_logged(recover_runs), IntervalTrigger(minutes=1), id="recover-runs",
-                      name="continue runs whose worker died; escalate stuck runs", replace_existing=True, **JOB_DEFAULTS)
-    if slack is not None:
-        from bot.slack import queue
-
-        scheduler.add_job(_logged(lambda: queue.refresh_homes(slack, queue.people_with_pending_work(slack))),
-                          IntervalTrigger(minutes=10), id="refresh-homes",
-                          name="refresh App Home of people with pending work", replace_existing=True, **JOB_DEFAULTS)
-        if settings.escalation_channel:
-            scheduler.add_job(_logged(lambda: queue.post_digest(slack, clock())), CronTrigger(hour=9, minute=0),
-                              id="queue-digest", name="daily digest of the open queue", replace_existing=True, **JOB_DEFAULTS)
+    add(lambda: sweeps.expire_approvals(service, clock(), settings.approval_ttl_seconds), IntervalTrigger(minutes=1),
+        "expire-approvals", "expire approvals older than KITEBASE_APPROVAL_TTL")
+    add(lambda: sweeps.recover_runs(service, clock(), dispatch,
+                                    stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
+                                    stale_seconds=settings.process_stale_seconds),
+        IntervalTrigger(seconds=RECOVER_EVERY_SECONDS), "recover-runs",
+        "continue runs whose process died or that were never dispatched; escalate stuck runs")
+    add(lambda: sweeps.refresh_homes(service), IntervalTrigger(minutes=10), "refresh-homes",
+        "refresh every shown App Home")
+    add(lambda: sweeps.post_digest(service, clock()), CronTrigger(hour=9, minute=0), "queue-digest",
+        "daily digest of the open queue to KITEBASE_ESCALATION_CHANNEL")
+    add(lambda: _forget(service, clock()), IntervalTrigger(hours=6), "forget-processes",
+        "drop heartbeat rows of processes gone for a day")
+    if groups is not None and client is not None and any(a.startswith("S") for a in settings.approvers):
+        add(lambda: groups.refresh(client, settings.approvers), IntervalTrigger(seconds=60), "refresh-groups",
+            "members of the approver user groups")
+        groups.refresh(client, settings.approvers)
     return scheduler
 
 
-def _logged(job: Callable[[], None]) -> Callable[[], None]:
+def _forget(service: RunService, now: datetime) -> None:
+    with service.db.session() as session:
+        processes.forget_stopped(session, now)
+
+
+def _logged(job: Callable[[], object]) -> Callable[[], None]:
     def run() -> None:
         try:
             job()

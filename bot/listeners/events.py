@@ -1,4 +1,5 @@
-"""Events: mentions, direct messages, App Home."""
+"""Events: mentions, direct messages, App Home. Each is recorded before Slack gets its 200 (the app runs
+with process_before_response), so an acknowledged mention is never lost."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 
 from slack_bolt import App
 
-from bot.listeners.intake import handle_request
-from bot.slack import queue
+from bot.listeners.intake import take_request
+from bot.runs.intake import Request
 from bot.slack.context import SlackContext
 
 logger = logging.getLogger(__name__)
@@ -19,8 +20,7 @@ def register(app: App, ctx: SlackContext) -> None:
     def handle_app_mention(event: dict[str, Any], body: dict[str, Any]) -> None:
         if event.get("bot_id"):
             return
-        handle_request(ctx, text=event.get("text", ""), user=event.get("user", ""), channel=event["channel"],
-                       ts=event["ts"], thread_ts=event.get("thread_ts"), team=body.get("team_id"))
+        take_request(ctx, _request(event, body))
 
     @app.event("message")
     def handle_message(event: dict[str, Any], body: dict[str, Any]) -> None:
@@ -28,12 +28,16 @@ def register(app: App, ctx: SlackContext) -> None:
         # app_mention too, and the delivery key keeps it to one run either way.
         if event.get("channel_type") != "im" or event.get("bot_id") or event.get("subtype"):
             return
-        handle_request(ctx, text=event.get("text", ""), user=event.get("user", ""), channel=event["channel"],
-                       ts=event["ts"], thread_ts=event.get("thread_ts"), team=body.get("team_id"))
+        take_request(ctx, _request(event, body))
 
     @app.event("app_home_opened")
     def handle_app_home_opened(event: dict[str, Any]) -> None:
-        if event.get("tab", "home") != "home":
-            return
-        ctx.home_viewers.add(event["user"])
-        queue.refresh_homes(ctx, {event["user"]})
+        if event.get("tab", "home") == "home" and isinstance(event.get("user"), str):
+            ctx.service.home_opened(event["user"])
+
+
+def _request(event: dict[str, Any], body: dict[str, Any]) -> Request:
+    return Request(text=str(event.get("text") or ""), user=str(event.get("user") or ""),
+                   channel=str(event.get("channel") or ""), ts=str(event.get("ts") or ""),
+                   thread_ts=str(event["thread_ts"]) if event.get("thread_ts") else None,
+                   team=body.get("team_id") if isinstance(body.get("team_id"), str) else None)

@@ -1,4 +1,6 @@
-"""Modal submissions: the edited reply, the reason for a rejection, the note that closes an escalation."""
+"""Modal submissions: the edited reply, the reason for a rejection, the note that closes an escalation.
+An edit is checked before the decision is recorded: an invalid one is shown in the modal and the draft
+stays pending."""
 
 from __future__ import annotations
 
@@ -10,13 +12,13 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.listeners.actions import decide_and_continue
-from bot.runs import escalations, queries
-from bot.runs.service import BadInput
-from bot.slack import queue
+from bot.runs import escalations, views
+from bot.runs.errors import BadInput
 from bot.slack.context import SlackContext
 from bot.slack_ui import blocks as ui
 
 logger = logging.getLogger(__name__)
+ERROR_CHARS = 150  # Slack shows at most this much of a modal field's error
 
 
 def register(app: App, ctx: SlackContext) -> None:
@@ -38,20 +40,19 @@ def register(app: App, ctx: SlackContext) -> None:
 
     @app.view(ui.CLOSE_MODAL)
     def handle_close_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
-        note = _field(view, "note", "note")
-        metadata = _metadata(view)
-        user = body["user"]["id"]
+        escalation_id = _int(_metadata(view).get("escalation_id"))
+        if escalation_id is None:
+            ack(response_action="errors", errors={"note": "This escalation no longer exists."})
+            return
         try:
-            closed, message = escalations.close(ctx.db, int(metadata.get("escalation_id", 0)), actor=user, note=note)
+            closed, message = escalations.close(ctx.db, escalation_id, actor=_user(body), note=_field(view, "note", "note"))
         except BadInput as exc:
-            ack(response_action="errors", errors={"note": str(exc)})
+            ack(response_action="errors", errors={"note": str(exc)[:ERROR_CHARS]})
             return
         if not closed:
-            ack(response_action="errors", errors={"note": message})
+            ack(response_action="errors", errors={"note": message[:ERROR_CHARS]})
             return
         ack()
-        queue.update_escalation_message(ctx, int(metadata["escalation_id"]), status="closed", actor=user)
-        queue.refresh_homes(ctx)
 
     @app.view(re.compile(".*"))
     def handle_unknown_view(ack: Ack, view: dict[str, Any]) -> None:
@@ -62,28 +63,42 @@ def register(app: App, ctx: SlackContext) -> None:
 def _decide(ctx: SlackContext, ack: Ack, body: dict[str, Any], view: dict[str, Any], action: str, block: str,
             **text: str) -> None:
     metadata = _metadata(view)
-    with ctx.db.session() as session:
-        approval, run = queries.approval_with_run(session, int(metadata.get("approval_id", 0) or 0))
-    if approval is None or run is None:
+    approval_id = _int(metadata.get("approval_id"))
+    approval = views.approval(ctx.db, approval_id) if approval_id is not None else None
+    if approval is None:
         ack(response_action="errors", errors={block: "This draft no longer exists; nothing was sent."})
         return
-    if approval.origin is None and metadata.get("channel") and metadata.get("ts"):
-        approval.origin = {"channel": metadata["channel"], "ts": metadata["ts"]}
-    problem = decide_and_continue(ctx, body["user"]["id"], approval, run, action,
-                                  fingerprint=metadata.get("fingerprint"), **text)
+    try:
+        problem = decide_and_continue(ctx, _user(body), approval, action, fingerprint=metadata.get("fingerprint"),
+                                      **text)
+    except BadInput as exc:
+        problem = str(exc)
     if problem:
-        ack(response_action="errors", errors={block: problem[:150]})
+        ack(response_action="errors", errors={block: problem[:ERROR_CHARS]})
     else:
         ack()
 
 
+def _int(value: Any) -> int | None:
+    try:
+        return int(value) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _user(body: dict[str, Any]) -> str:
+    return str((body.get("user") or {}).get("id") or "")
+
+
 def _field(view: dict[str, Any], block: str, action: str) -> str:
-    return ((view.get("state", {}).get("values", {}).get(block, {}).get(action) or {}).get("value") or "")
+    values = (view.get("state") or {}).get("values") or {}
+    value = ((values.get(block) or {}).get(action) or {}).get("value")
+    return value if isinstance(value, str) else ""
 
 
 def _metadata(view: dict[str, Any]) -> dict[str, Any]:
     try:
         data = json.loads(view.get("private_metadata") or "{}")
         return data if isinstance(data, dict) else {}
-    except ValueError:
+    except (ValueError, TypeError):
         return {}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import update
 from sqlmodel import col
@@ -11,8 +13,12 @@ from bot.agent.loop import AgentLoop
 from bot.agent.state import PendingCall
 from bot.db.engine import Database
 from bot.db.models import Approval, utcnow
+from bot.runs import outbox
 from bot.runs.errors import BadInput
+from bot.runs.goals import clean_text
 from tools import ToolResult
+
+CallCheck = Callable[[str, dict[str, Any]], list[str]]
 
 
 @dataclass(frozen=True)
@@ -23,11 +29,15 @@ class Decision:
 
 
 def decide(db: Database, approval_id: int, *, action: str, actor: str, message: str | None = None,
-           reason: str | None = None, expected_fingerprint: str | None = None) -> Decision:
-    """Record one decision on a gated call; only the first decision counts (an atomic UPDATE)."""
+           reason: str | None = None, expected_fingerprint: str | None = None,
+           check: CallCheck | None = None) -> Decision:
+    """Record one decision on a gated call; only the first decision counts (an atomic UPDATE). An edit is
+    checked like the model's own call (`check`) before anything is recorded: an invalid edit raises BadInput
+    and the draft stays pending. The card shows the decision (an outbox row in the same transaction)."""
     if action not in ("approve", "edit", "reject"):
         raise BadInput(f"Unknown decision {action!r}; use approve, edit or reject.")
-    if action == "edit" and not (message and message.strip()):
+    message = clean_text(message).strip() if message is not None else None
+    if action == "edit" and not message:
         raise BadInput("The edited reply is empty; write the message the customer should receive.")
     if action == "reject" and not (reason and reason.strip()):
         raise BadInput("Say why the draft is rejected; the agent uses your reason to revise it.")
@@ -39,11 +49,18 @@ def decide(db: Database, approval_id: int, *, action: str, actor: str, message: 
             return Decision("mismatch", "This draft changed since you saw it; nothing was sent. Look at the "
                             "current draft and decide again.", approval.run_id)
         status = {"approve": "approved", "edit": "edited", "reject": "rejected"}[action]
-        edited = {**(approval.tool_input or {}), "message": message.strip()} if action == "edit" else None
+        edited = {**(approval.tool_input or {}), "message": message} if action == "edit" else None
+        if edited is not None and check is not None and approval.status == "pending":
+            problems = check(approval.tool_name, edited)
+            if problems:
+                raise BadInput("The edited reply was not sent and the draft still waits: " + "; ".join(problems))
         won = session.execute(
             update(Approval).where(col(Approval.id) == approval_id, col(Approval.status) == "pending")
             .values(status=status, decided_by=actor, decided_at=utcnow(), edited_input=edited,
-                    reason=reason.strip() if reason else None)).rowcount == 1
+                    reason=clean_text(reason).strip() if reason else None)).rowcount == 1
+        if won:
+            outbox.card_changed(session, approval_id)
+            outbox.homes_changed(session)
         run_id = approval.run_id
     if not won:
         with db.session() as session:
@@ -66,6 +83,7 @@ def settle(db: Database, loop: AgentLoop, approvals: list[Approval]) -> dict[str
                 row = session.get(Approval, approval.id)
                 row.result = {"text": result.text, "is_error": result.is_error}
                 session.add(row)
+                outbox.card_changed(session, int(approval.id))
             approval.result = {"text": result.text, "is_error": result.is_error}
         decided[approval.tool_use_id] = ToolResult(approval.result["text"], is_error=approval.result["is_error"])
     return decided

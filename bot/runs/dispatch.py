@@ -1,12 +1,12 @@
-"""Run agent work off the request threads: a bounded pool of our own (Bolt's listener pool stays free)."""
+"""Run agent work off the request threads: a bounded pool of our own (Slack's request threads stay free).
+A run already queued or running here is not queued twice; its continuation sees the newest state anyway."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from bot.agent.events import Observer
 from bot.agent.state import RunState
 from bot.runs.service import RunService
 
@@ -14,31 +14,40 @@ logger = logging.getLogger(__name__)
 
 
 class Dispatcher:
-    def __init__(self, service: RunService, observer_for: Callable[[int], Observer | None], workers: int,
-                 after: Callable[[int, RunState | None, Observer | None], None] | None = None):
-        self.service, self.observer_for, self.after = service, observer_for, after
+    def __init__(self, service: RunService, workers: int):
+        self.service = service
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kitebase-run")
         self.futures: list[Future] = []
+        self._queued: dict[int, int] = {}  # run id -> continuations asked for while queued or running
+        self._lock = threading.Lock()
 
-    def __call__(self, run_id: int, note: str | None = None) -> Future:
-        future = self.pool.submit(self._continue, run_id)
-        self.futures = [f for f in self.futures if not f.done()] + [future]
-        return future
+    def __call__(self, run_id: int, note: str | None = None) -> Future | None:
+        with self._lock:
+            if run_id in self._queued:  # running or waiting here: run once more when done, never twice at once
+                self._queued[run_id] += 1
+                return None
+            self._queued[run_id] = 0
+            future = self.pool.submit(self._continue, run_id)
+            self.futures = [f for f in self.futures if not f.done()] + [future]
+            return future
 
     def _continue(self, run_id: int) -> RunState | None:
-        observer = None
-        try:
-            observer = self.observer_for(run_id)
-            state = self.service.resume(run_id, observer)
-        except Exception:
-            logger.exception("run %s could not be continued", run_id)
-            state = self.service.load_state(run_id)
-        if self.after is not None:
+        state = None
+        while True:
             try:
-                self.after(run_id, state, observer)
+                state = self.service.resume(run_id)
             except Exception:
-                logger.exception("after-run hook failed for run %s", run_id)
-        return state
+                logger.exception("run %s could not be continued", run_id)
+            with self._lock:
+                again = self._queued.get(run_id, 0)
+                if not again:
+                    self._queued.pop(run_id, None)
+                    return state
+                self._queued[run_id] = 0  # a decision or follow-up arrived meanwhile: look once more
+
+    def busy(self) -> bool:
+        with self._lock:
+            return bool(self._queued)
 
     def drain(self, timeout: float | None = None) -> None:
         for future in list(self.futures):

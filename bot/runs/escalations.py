@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from sqlalchemy import update
-from sqlmodel import col
+from sqlmodel import Session, col, select
 
 from bot.db.engine import Database
 from bot.db.models import Escalation, utcnow
+from bot.runs import outbox
 from bot.runs.errors import BadInput
 
 
@@ -15,6 +16,9 @@ def claim(db: Database, escalation_id: int, *, actor: str) -> tuple[bool, str]:
         won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
                                                        col(Escalation.status) == "open")
                               .values(status="claimed", claimed_by=actor, updated_at=utcnow())).rowcount == 1
+        if won:
+            outbox.queue_changed(session, escalation_id)
+            outbox.homes_changed(session)
         row = session.get(Escalation, escalation_id)
     if row is None:
         return False, "That escalation no longer exists."
@@ -29,8 +33,21 @@ def close(db: Database, escalation_id: int, *, actor: str, note: str) -> tuple[b
         won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
                                                        col(Escalation.status).in_(("open", "claimed")))
                               .values(status="closed", note=f"{note.strip()} (closed by {actor})",
-                                      updated_at=utcnow())).rowcount == 1
+                                      claimed_by=actor, updated_at=utcnow())).rowcount == 1
+        if won:
+            outbox.queue_changed(session, escalation_id)
+            outbox.homes_changed(session)
         row = session.get(Escalation, escalation_id)
     if row is None:
         return False, "That escalation no longer exists."
     return (True, f"Closed by {actor}.") if won else (False, f"Already {row.status}.")
+
+
+def mark_resumed(session: Session, run_id: int, *, actor: str) -> None:
+    """A person resumed the run: its open escalations say so, in the queue too."""
+    rows = session.exec(select(Escalation).where(Escalation.run_id == run_id,
+                                                 col(Escalation.status).in_(("open", "claimed")))).all()
+    for row in rows:
+        row.status, row.claimed_by, row.note, row.updated_at = "resumed", actor, f"resumed by {actor}", utcnow()
+        session.add(row)
+        outbox.queue_changed(session, int(row.id))

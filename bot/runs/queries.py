@@ -52,3 +52,27 @@ def customer_name(session: Session, ticket_id: str) -> str:
     ticket = session.get(Ticket, ticket_id)
     customer = session.get(Customer, ticket.customer_id) if ticket else None
     return customer.name if customer else "the customer"
+
+
+def decided_but_waiting(session: Session, *, older_than: Any) -> list[int]:
+    """Runs waiting for approval although every draft of their turn is decided, and nobody continues them
+    (the process that recorded the decision died before it could dispatch the run)."""
+    runs = session.exec(select(Run).where(col(Run.status) == "awaiting_approval", col(Run.lease_owner).is_(None),
+                                          col(Run.updated_at) <= older_than)).all()
+    found = []
+    for run in runs:
+        asked = [b.get("id") for b in (run.messages or [{}])[-1].get("content", []) if b.get("type") == "tool_use"]
+        rows = session.exec(select(Approval).where(Approval.run_id == run.id,
+                                                   col(Approval.tool_use_id).in_(asked))).all()
+        if rows and all(a.status != "pending" for a in rows):
+            found.append(int(run.id))
+    return found
+
+
+def desk_counts(session: Session) -> dict[str, int]:
+    from sqlmodel import func
+
+    from bot.db.models import HelpSection
+
+    return {name: session.exec(select(func.count()).select_from(model)).one()
+            for name, model in (("customers", Customer), ("tickets", Ticket), ("sections", HelpSection))}

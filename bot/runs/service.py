@@ -4,13 +4,12 @@ everything needed lives in the database, and a lease keeps two workers off the s
 from __future__ import annotations
 
 import logging
-import os
-import socket
 from collections.abc import Callable
 from datetime import timedelta
 
 from sqlalchemy import update
-from sqlmodel import col, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col, func, select
 
 from bot.agent import history
 from bot.agent.events import Observer
@@ -20,10 +19,14 @@ from bot.agent.prompts import CONTINUE_NOTE
 from bot.agent.state import RunState, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.db.models import Approval, Escalation, Run, Ticket, utcnow
-from bot.runs import approvals, states
+from bot.db.models import LIVE_STATUSES, Approval, Run, Step, utcnow
+from bot.runs import approvals, escalations, intake, outbox, states
 from bot.runs.approvals import Decision
 from bot.runs.errors import BadInput
+from bot.runs.goals import check_goal, clean_text, live_run_sentence
+from bot.runs.intake import Intake, Request
+from bot.runs.processes import owner_name
+from bot.runs.reopen import reopen_in
 from bot.runs.store import (
     Checkpoint,
     Heartbeat,
@@ -35,11 +38,11 @@ from bot.runs.store import (
     state_from_run,
     take_lease,
 )
-from tools import REGISTRY, ToolResult, ticket_ids_in
+from tools import REGISTRY, ToolContext, ToolError, ToolResult
 
 logger = logging.getLogger(__name__)
 
-LIVE = ("queued", "running", "awaiting_approval")
+LIVE = LIVE_STATUSES
 INTERRUPTED = ("Interrupted: the worker stopped during this turn before its result was stored. Read-only calls "
                "can simply be repeated; for a change (update_ticket) check the ticket with get_ticket first.")
 
@@ -49,42 +52,48 @@ class RunService:
                  owner: str | None = None):
         self.db, self.settings = db, settings
         self.model_factory = model_factory or (lambda: build_model(settings))
-        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}"
+        self.owner = owner or owner_name()
+        self._model_name: str | None = None
 
     # --- starting -------------------------------------------------------------------------------
 
+    @property
+    def model_name(self) -> str:
+        if self._model_name is None:
+            self._model_name = self.model_factory().name
+        return self._model_name
+
     def check_goal(self, goal: str) -> str:
         """The ticket a request is about, or BadInput saying what is wrong with the request."""
-        if not goal or not goal.strip():
-            raise BadInput('Tell me what to do and which ticket, e.g. "handle KITE-142".')
-        if len(goal) > self.settings.max_goal_chars:
-            raise BadInput(f"That request is {len(goal):,} characters; keep it under {self.settings.max_goal_chars:,} "
-                           "(give the ticket id rather than pasting the ticket).")
-        ids = ticket_ids_in(goal)
-        if not ids:
-            raise BadInput("I couldn't find a ticket id in that request. Ids look like KITE-142.")
         with self.db.session() as session:
-            if session.get(Ticket, ids[0]) is None:
-                raise BadInput(f"There is no ticket {ids[0]}. Ids look like KITE-142; "
-                               "`kitebase search tickets WORDS` finds one by its words.")
-            live = session.exec(select(Run).where(Run.ticket_id == ids[0], col(Run.status).in_(LIVE))).first()
-            if live is not None:
-                raise BadInput(f"{ids[0]} already has a live run (#{live.id}, {live.status.replace('_', ' ')}); "
-                               "finish or decide that one first.")
-        return ids[0]
+            return check_goal(session, clean_text(goal), self.settings.max_goal_chars)
 
     def start(self, goal: str, *, started_by: str | None = None, origin: dict | None = None) -> int:
-        ticket_id = self.check_goal(goal)
-        model = self.model_factory()
+        """A queued run for `goal` (the CLI's way in; Slack requests go through `record_request`)."""
+        goal = clean_text(goal).strip()
         origin = origin or {}
         thread_key = f"{origin['channel']}:{origin['thread_ts']}" if origin.get("thread_ts") else None
-        with self.db.session() as session:
-            run = Run(goal=goal.strip(), ticket_id=ticket_id, status="queued", model=model.name,
-                      started_by=started_by, origin=origin, thread_key=thread_key,
-                      messages=[{"role": "user", "content": [{"type": "text", "text": goal.strip()}]}])
-            session.add(run)
-            session.flush()
-            return run.id
+        try:
+            with self.db.session() as session:
+                ticket_id = check_goal(session, goal, self.settings.max_goal_chars)
+                live = session.exec(select(Run).where(Run.ticket_id == ticket_id,
+                                                      col(Run.status).in_(LIVE))).first()
+                if live is not None:
+                    raise BadInput(live_run_sentence(live))
+                run = Run(goal=goal, ticket_id=ticket_id, status="queued", model=self.model_name,
+                          started_by=started_by, origin=origin, thread_key=thread_key,
+                          messages=[{"role": "user", "content": [{"type": "text", "text": goal}]}])
+                session.add(run)
+                session.flush()
+                return int(run.id)
+        except IntegrityError:  # the database's one-live-run-per-ticket index: another start won the race
+            with self.db.session() as session:
+                live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE))).first()
+            raise BadInput(live_run_sentence(live) if live else f"{ticket_id} already has a live run.") from None
+
+    def record_request(self, request: Request) -> Intake:
+        """A Slack request, recorded in one transaction before Slack is acknowledged (see bot/runs/intake.py)."""
+        return intake.record(self.db, request, model=self.model_name, max_goal_chars=self.settings.max_goal_chars)
 
     # --- continuing -------------------------------------------------------------------------------
 
@@ -189,9 +198,17 @@ class RunService:
                 if run is None or run.status in ("completed", "escalated", "failed"):
                     return
                 states.check(run.status, "failed")
+                old_status = run.status
                 run.status, run.reason, run.finished_at, run.updated_at = "failed", reason, utcnow(), utcnow()
                 session.add(run)
-                open_escalation(session, run, kind="failure", reason=reason)
+                escalation = open_escalation(session, run, kind="failure", reason=reason)
+                session.flush()
+                number = (session.exec(select(func.max(Step.number)).where(Step.run_id == run_id)).one() or 0) + 1
+                session.add(Step(run_id=run_id, number=number, turn=run.steps, kind="error", worker=self.owner,
+                                 text=reason))
+                session.flush()
+                outbox.after_step(session, run, number, old_status=old_status, approvals=[], escalation=escalation,
+                                  queue_channel=self.settings.escalation_channel)
         except Exception:
             logger.exception("could not record the failure of run %s", run_id)
 
@@ -201,46 +218,61 @@ class RunService:
                reason: str | None = None, expected_fingerprint: str | None = None) -> Decision:
         """Record one decision on a gated call; only the first decision counts (an atomic UPDATE)."""
         return approvals.decide(self.db, approval_id, action=action, actor=actor, message=message, reason=reason,
-                                expected_fingerprint=expected_fingerprint)
+                                expected_fingerprint=expected_fingerprint, check=self.check_call)
+
+    def check_call(self, name: str, arguments: dict) -> list[str]:
+        """What is wrong with a gated call's arguments (a person's edit), checked as the model's call would be."""
+        tool = REGISTRY.get(name)
+        if tool is None:
+            return [f"there is no tool {name!r}"]
+        problems = tool.argument_problems(arguments)
+        if problems or tool.preflight is None:
+            return problems
+        try:
+            tool.preflight(ToolContext(db=self.db, settings=self.settings), **arguments)
+        except ToolError as exc:
+            return [str(exc)]
+        return []
 
     def follow_up(self, run_id: int, text: str, *, actor: str | None = None) -> None:
         """A person adds to a finished run's conversation; the next resume runs with a fresh allowance."""
-        if not text or not text.strip():
+        text = clean_text(text).strip()
+        if not text:
             raise BadInput("The follow-up is empty; say what else you need.")
-        self._reopen(run_id, text.strip(), actor=actor)
+        self._reopen(run_id, text, opening={"kind": "follow_up", "actor": actor})
 
     def reopen(self, run_id: int, *, actor: str, note: str | None = None) -> None:
-        """Continue a stopped run with a fresh allowance of steps, tokens, dollars and time."""
+        """Continue a stopped run with a fresh allowance of steps, tokens, dollars and time; its open
+        escalations are marked resumed, and the run's thread and the queue post say who resumed it."""
         text = (f"{CONTINUE_NOTE} ({actor} asked you to.)"
-                + (f" Their note: {note.strip()}" if note and note.strip() else "")
+                + (f" Their note: {clean_text(note).strip()}" if note and note.strip() else "")
                 + " Do not repeat work already done.")
-        self._reopen(run_id, text, actor=actor)
-        with self.db.session() as session:
-            session.execute(update(Escalation).where(col(Escalation.run_id) == run_id,
-                                                     col(Escalation.status).in_(("open", "claimed")))
-                            .values(status="resumed", note=f"resumed by {actor}", updated_at=utcnow()))
+        self._reopen(run_id, text, opening={"kind": "resumed", "actor": actor}, resumed_by=actor)
 
-    def _reopen(self, run_id: int, text: str, *, actor: str | None) -> None:
-        if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
-            raise BadInput(f"Run {run_id} is busy right now; try again in a moment.")
+    def _reopen(self, run_id: int, text: str, *, opening: dict, resumed_by: str | None = None) -> None:
         try:
             with self.db.session() as session:
-                run = session.get(Run, run_id, with_for_update=True)
+                run = session.get(Run, run_id)
                 if run is None:
                     raise BadInput(f"There is no run {run_id}.")
-                if run.status in LIVE:
-                    raise BadInput(f"Run {run_id} is still {run.status.replace('_', ' ')}; wait for it to finish.")
-                state = state_from_run(run, [])
-                state.messages, _ = history.repair(state.messages, "Not run: the run stopped before this call.")
-                state.messages = history.append_user_text(state.messages, text)
-                state.start_segment()
-                state.segment_first_message = max(0, len(state.messages) - 1)
-                state.status, state.reason, state.answer = "queued", None, None
-                apply_state(run, state)
-                run.finished_at = None
-                session.add(run)
-        finally:
-            release_lease(self.db, run_id, self.owner)
+                reopen_in(session, run, text, opening=opening)
+                if resumed_by is not None:
+                    escalations.mark_resumed(session, run_id, actor=resumed_by)
+        except IntegrityError:
+            with self.db.session() as session:
+                ticket = session.get(Run, run_id).ticket_id
+                live = session.exec(select(Run).where(Run.ticket_id == ticket, col(Run.status).in_(LIVE))).first()
+            raise BadInput(live_run_sentence(live) if live else f"{ticket} already has a live run.") from None
+
+    def tell(self, *, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
+        """A sentence only `user` sees in Slack (delivered by the outbox sender)."""
+        with self.db.session() as session:
+            outbox.ephemeral(session, channel=channel, user=user, text=text, thread_ts=thread_ts)
+
+    def home_opened(self, user: str) -> None:
+        """`user` looks at App Home: it shows the newest queue, drafts and runs, and stays fresh."""
+        with self.db.session() as session:
+            outbox.home(session, user)
 
     # --- reading --------------------------------------------------------------------------------
 

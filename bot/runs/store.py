@@ -16,7 +16,7 @@ from bot.agent.state import TERMINAL, PendingCall, RunState, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, utcnow
-from bot.runs import states
+from bot.runs import outbox, states
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +69,10 @@ class Checkpoint:
     def __call__(self, state: RunState, step: StepRecord) -> None:
         with self.db.session() as session:
             run = session.get(Run, self.run_id, with_for_update=True)
-            if self.owner is not None and run.lease_owner not in (None, self.owner):
-                raise LeaseLost(f"run {self.run_id} is now held by {run.lease_owner}; this worker stops")
+            if self.owner is not None and run.lease_owner != self.owner:
+                raise LeaseLost(f"run {self.run_id} is now held by {run.lease_owner or 'nobody'} "
+                                f"(this worker, {self.owner}, was presumed dead); it stops without writing")
+            old_status = run.status
             apply_state(run, state)
             if self.owner is not None:
                 run.lease_owner, run.lease_expires_at = self.owner, utcnow() + timedelta(seconds=self.lease_seconds)
@@ -78,10 +80,14 @@ class Checkpoint:
             number = (session.exec(select(func.max(Step.number)).where(Step.run_id == self.run_id)).one() or 0) + 1
             data = step_dict(step)
             session.add(Step(run_id=self.run_id, number=number, worker=self.owner, **_step_columns(data)))
-            if state.status == "awaiting_approval":
-                add_approvals(session, run, state.pending_calls)
+            approvals = add_approvals(session, run, state.pending_calls) if state.status == "awaiting_approval" else []
+            escalation = None
             if state.status in ("escalated", "failed"):
-                open_escalation(session, run, kind=state.stop_kind or state.status, reason=state.reason or "")
+                escalation = open_escalation(session, run, kind=state.stop_kind or state.status,
+                                             reason=state.reason or "")
+            session.flush()
+            outbox.after_step(session, run, number, old_status=old_status, approvals=approvals,
+                              escalation=escalation, queue_channel=self.settings.escalation_channel)
         trace.write_step(self.run_id, {"step": number, **data}, self.settings.step_log_path)
 
 
@@ -93,12 +99,19 @@ def _step_columns(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k in Step.model_fields}
 
 
-def add_approvals(session: Session, run: Run, calls: list[PendingCall]) -> None:
+def add_approvals(session: Session, run: Run, calls: list[PendingCall]) -> list[Approval]:
+    """The approvals of a turn that waits for people (tool-call ids are unique per run, not across runs)."""
+    added = []
     for call in calls:
-        exists = session.exec(select(Approval).where(Approval.tool_use_id == call.tool_use_id)).first()
+        exists = session.exec(select(Approval).where(Approval.run_id == run.id,
+                                                     Approval.tool_use_id == call.tool_use_id)).first()
         if exists is None:
-            session.add(Approval(run_id=run.id, tool_use_id=call.tool_use_id, tool_name=call.name,
-                                 tool_input=call.input, fingerprint=call.fingerprint))
+            approval = Approval(run_id=run.id, tool_use_id=call.tool_use_id, tool_name=call.name,
+                                tool_input=call.input, fingerprint=call.fingerprint)
+            session.add(approval)
+            added.append(approval)
+    session.flush()
+    return added
 
 
 def open_escalation(session: Session, run: Run, *, kind: str, reason: str) -> Escalation:

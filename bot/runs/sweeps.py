@@ -1,23 +1,42 @@
-"""Periodic database sweeps. Each is idempotent and harmless when two processes run it at once:
-every change is an atomic UPDATE guarded by the state it expects, and continuing a run takes its lease."""
+"""Periodic database sweeps. Each is idempotent and harmless when two processes run it at once: every change
+is an atomic UPDATE guarded by the state it expects, continuing a run takes its lease, and what Slack must
+show is written as outbox rows in the same transactions (so a timer's escalation reaches the queue channel
+the same way a loop's does)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, update
 from sqlmodel import col, select
 
 from bot.db.models import Approval, Run
+from bot.runs import outbox, processes, queries
 from bot.runs.service import RunService
 
 logger = logging.getLogger(__name__)
+Dispatch = Callable[[int, str | None], object]
+NEVER_DISPATCHED_AFTER = timedelta(seconds=10)
+
+
+@dataclass
+class SweepReport:
+    expired: list[int] = field(default_factory=list)  # approval ids
+    resumed: list[int] = field(default_factory=list)  # run ids continued
+    escalated: list[int] = field(default_factory=list)  # run ids handed to a person as stuck
+    digest: bool = False
+
+    def text(self) -> str:
+        return (f"expired {len(self.expired)} draft(s), continued {len(self.resumed)} run(s) "
+                f"{self.resumed or ''}, escalated {len(self.escalated)} stuck run(s) {self.escalated or ''}"
+                + (", posted today's queue digest" if self.digest else "")).replace("  ", " ")
 
 
 def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> list[Approval]:
-    """Drafts nobody decided on within the TTL expire; their runs escalate (nothing is sent)."""
+    """Drafts nobody decided on within the TTL expire; their cards say so; their runs escalate (nothing sent)."""
     cutoff = now - timedelta(seconds=ttl_seconds)
     with service.db.session() as session:
         stale = session.exec(select(Approval).join(Run, col(Run.id) == col(Approval.run_id))
@@ -29,6 +48,8 @@ def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> 
             won = session.execute(update(Approval).where(col(Approval.id) == approval.id,
                                                          col(Approval.status) == "pending")
                                   .values(status="expired", decided_by="timer", decided_at=now)).rowcount == 1
+            if won:
+                outbox.card_changed(session, int(approval.id))
         if won:
             expired.append(approval)
     hours = ttl_seconds / 3600
@@ -39,24 +60,61 @@ def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> 
     return expired
 
 
-def recover_runs(service: RunService, now: datetime, dispatch: Callable[[int, str | None], object],
-                 stuck_after_seconds: float) -> tuple[list[int], list[int]]:
-    """Runs whose worker died (lease expired, or never dispatched) are continued; runs stuck far past their
-    deadline escalate. Returns (resumed, escalated) run ids."""
+def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuck_after_seconds: float,
+                 stale_seconds: float, at_start: bool = False) -> tuple[list[int], list[int]]:
+    """Continue runs nobody is continuing: their owner died (it stopped beating, or its lease expired), they
+    were queued but never dispatched, or every draft they wait on is decided but the run was never continued.
+    Runs with no progress far past their deadline escalate as stuck. Returns (continued, escalated) run ids."""
+    grace = timedelta(0) if at_start else NEVER_DISPATCHED_AFTER
     with service.db.session() as session:
+        dead = processes.dead_owners(session, now, stale_seconds)
+        for owner in dead:  # their leases mean nothing now: free them at once
+            session.execute(update(Run).where(col(Run.lease_owner) == owner)
+                            .values(lease_owner=None, lease_expires_at=None))
         orphans = session.exec(select(Run).where(
             col(Run.status).in_(("queued", "running")),
             or_(col(Run.lease_expires_at) < now,
-                (col(Run.lease_owner).is_(None)) & (col(Run.updated_at) < now - timedelta(seconds=30))))).all()
+                col(Run.lease_owner).is_(None) & (col(Run.updated_at) <= now - grace)))).all()
         stuck = session.exec(select(Run).where(col(Run.status) == "running",
-                                               col(Run.updated_at) < now - timedelta(seconds=stuck_after_seconds))).all()
-    escalated = []
-    for run in stuck:
-        if service.escalate_stuck(run.id, reason=f"no progress for {stuck_after_seconds:g} s: the run is stuck"):
-            escalated.append(run.id)
+                                               col(Run.updated_at) < now - timedelta(seconds=stuck_after_seconds))
+                             ).all()
+        decided = queries.decided_but_waiting(session, older_than=now - grace)
+    escalated = [run.id for run in stuck
+                 if service.escalate_stuck(run.id, reason=f"no progress for {stuck_after_seconds:g} s: the run is stuck")]
     resumed = []
-    for run in orphans:
-        if run.id not in escalated:
-            dispatch(run.id, None)
-            resumed.append(run.id)
+    for run_id in sorted({r.id for r in orphans} | set(decided)):
+        if run_id not in escalated:
+            dispatch(run_id, None)
+            resumed.append(run_id)
+    if resumed or escalated:
+        logger.info("recovery: continued runs %s, escalated stuck runs %s (dead owners: %s)", resumed, escalated,
+                    sorted(dead) or "none")
     return resumed, escalated
+
+
+def post_digest(service: RunService, now: datetime, *, hour: int = 9) -> bool:
+    """Today's queue digest for KITEBASE_ESCALATION_CHANNEL, once a day at `hour` UTC or later."""
+    channel = service.settings.escalation_channel
+    if not channel or now.hour < hour:
+        return False
+    with service.db.session() as session:
+        return outbox.digest(session, day=f"{now:%Y-%m-%d}", channel=channel, items=queries.queue(session))
+
+
+def refresh_homes(service: RunService) -> None:
+    """Every shown App Home again (its times are relative: "drafted 5 minutes ago")."""
+    with service.db.session() as session:
+        outbox.homes_changed(session)
+
+
+def sweep_all(service: RunService, now: datetime, dispatch: Dispatch) -> SweepReport:
+    """Every timer once, now: `kitebase sweep`, cron, tests."""
+    settings = service.settings
+    report = SweepReport()
+    report.expired = [int(a.id) for a in expire_approvals(service, now, settings.approval_ttl_seconds)]
+    report.resumed, report.escalated = recover_runs(
+        service, now, dispatch, stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
+        stale_seconds=settings.process_stale_seconds)
+    refresh_homes(service)
+    report.digest = post_digest(service, now)
+    return report

@@ -1,47 +1,31 @@
-"""What every Slack handler and reporter needs, built once in app.build_app."""
+"""What every Slack listener needs, built once in app.build_app. It holds no database session: the Slack
+side reads and writes runs only through the run layer (`service` and bot/runs/views.py)."""
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from slack_sdk import WebClient
 
 from bot.config import Settings
-from bot.db.engine import Database
 from bot.runs.service import RunService
-from bot.slack.client import Pacer
-
-logger = logging.getLogger(__name__)
+from bot.slack.authz import GroupCache
 
 
 @dataclass
 class SlackContext:
     settings: Settings
-    db: Database
-    client: WebClient
     service: RunService
-    pacer: Pacer
-    dispatch: Callable[[int, str | None], None] = lambda run_id, note=None: None
-    home_viewers: set[str] = field(default_factory=set)
-    streaming_ok: bool = True
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    client: WebClient  # for views.open only (a trigger_id lives 3 s); everything else goes through the outbox
+    dispatch: Callable[[int, str | None], object] = lambda run_id, note=None: None
+    groups: GroupCache = field(default_factory=GroupCache)
 
-    def post(self, channel: str, text: str, blocks: list[dict] | None = None, thread_ts: str | None = None) -> str:
-        """Post (paced per channel) and return the message ts."""
-        self.pacer.wait(channel)
-        response = self.client.chat_postMessage(channel=channel, text=text, blocks=blocks, thread_ts=thread_ts,
-                                                unfurl_links=False, unfurl_media=False)
-        return response["ts"]
+    @property
+    def db(self):  # type: ignore[no-untyped-def]
+        return self.service.db
 
-    def update(self, channel: str, ts: str, text: str, blocks: list[dict] | None = None) -> None:
-        self.pacer.wait(channel)
-        self.client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks)
-
-    def ephemeral(self, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
-        try:
-            self.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
-        except Exception:
-            logger.exception("could not post an ephemeral message to %s in %s", user, channel)
+    def tell(self, channel: str | None, user: str | None, text: str, thread_ts: str | None = None) -> None:
+        """A message only `user` sees, delivered by the outbox sender."""
+        if channel and user:
+            self.service.tell(channel=channel, user=user, text=text, thread_ts=thread_ts)

@@ -1,30 +1,19 @@
-"""The messages, modals and views the app shows. Each builder returns (text, blocks) or a view dict."""
+"""The run's thread: its timeline (streamed, or one message updated in place), notices and the ending.
+Each builder returns (text, blocks); every piece of user or model text is escaped, in `text` too."""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
 
-from bot.slack_ui.limits import (
-    INPUT_VALUE,
-    MESSAGE_TEXT,
-    PRIVATE_METADATA,
-    button,
-    clip,
-    context,
-    escape,
-    fit_blocks,
-    header,
-    mrkdwn_section,
-    quote,
-)
+from bot.slack_ui.limits import MESSAGE_TEXT, clip, context, escape, fit_blocks, mrkdwn_section, split_text
 
 APPROVE, EDIT, REJECT = "approve_reply", "edit_reply", "reject_reply"
 EDIT_MODAL, REJECT_MODAL, CLOSE_MODAL = "edit_reply_modal", "reject_reply_modal", "close_escalation_modal"
 CLAIM, RESUME, CLOSE = "claim_escalation", "resume_run", "close_escalation"
 Message = tuple[str, list[dict[str, Any]]]
+TIMELINE_LINES = 40
 
 
 def slack_time(when: datetime) -> str:
@@ -33,185 +22,111 @@ def slack_time(when: datetime) -> str:
 
 
 def mention_ids(text: str) -> str:
-    """Bare Slack user ids (as the agent names approvers) become mentions."""
+    """Bare Slack user ids (as the agent names approvers) become mentions (in escaped text only)."""
     return re.sub(r"(?<![<@\w])(U[A-Z0-9]{4,})\b", r"<@\1>", text)
+
+
+def who(actor: str | None) -> str:
+    return f"<@{actor}>" if actor and re.fullmatch(r"[UW][A-Z0-9]+", actor) else escape(actor or "someone")
 
 
 def usage_line(steps: int, tokens: int, cost: float, run_id: int) -> str:
     return f"run #{run_id} · {steps} model call{'s' if steps != 1 else ''} · {tokens:,} tokens · ${cost:.4f}"
 
 
-# --- the run's thread ------------------------------------------------------------------------------
+# --- the timeline ------------------------------------------------------------------------------------
 
-def build_run_started(run_id: int, ticket_id: str, model: str) -> Message:
-    text = f"On it: working {ticket_id} (run #{run_id})."
-    return text, [mrkdwn_section(f":hourglass_flowing_sand: On it: working *{ticket_id}* (run #{run_id}, model `{model}`). "
-                                 "I'll show my steps here and ask before anything reaches the customer.")]
+def _said(step: dict[str, Any]) -> list[str]:
+    """The agent's thought before its tool calls, or why the run stopped."""
+    if step["kind"] == "model" and step.get("text") and step.get("stop_reason") == "tool_use":
+        return [":thought_balloon: " + escape(clip(" ".join(step["text"].split()), 600))]
+    if step["kind"] in ("guard", "error", "stop"):
+        return [":octagonal_sign: " + escape(clip(step.get("text") or "", 300))]
+    return []
 
 
-def build_progress(lines: list[str]) -> Message:
-    body = "\n".join(lines) or "…"
-    return clip(body, MESSAGE_TEXT), fit_blocks([mrkdwn_section(chunk) for chunk in _chunks(body, 2900)])
+def step_lines(step: dict[str, Any]) -> list[str]:
+    """One stored step as timeline lines: the agent's thought, then one line per tool call."""
+    return _said(step) + [tool_line(call) for call in step.get("tool_calls") or []]
 
 
 def tool_line(call: dict[str, Any]) -> str:
-    args = call.get("input") or {}
+    args = call.get("input") if isinstance(call.get("input"), dict) else {}
     subject = args.get("ticket_id") or args.get("query") or args.get("reason") or ""
-    icon = {"held": ":raised_hand:", "refused": ":no_entry_sign:"}.get(call.get("status"), ":warning:" if
-                                                                       call.get("is_error") else ":white_check_mark:")
+    icon = {"held": ":raised_hand:", "refused": ":no_entry_sign:", "approved": ":white_check_mark:",
+            "edited": ":pencil2:", "rejected": ":x:", "expired": ":hourglass:"}.get(
+        call.get("status"), ":warning:" if call.get("is_error") else ":white_check_mark:")
     detail = " ".join(str(call.get("result", "")).split())
-    return f"{icon} `{call.get('name')}` {escape(clip(str(subject), 80))} → {escape(clip(detail, 140))}"
+    return f"{icon} `{escape(str(call.get('name')))}` {escape(clip(str(subject), 80))} → {escape(clip(detail, 140))}"
 
 
-def thought_line(text: str) -> str:
-    return ":thought_balloon: " + escape(clip(" ".join(text.split()), 600))
+def step_chunks(step: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same step as streaming chunks: the thought as text, each tool call as a task of the timeline."""
+    chunks: list[dict[str, Any]] = [{"type": "markdown_text", "text": clip(line, 1500) + "\n"} for line in _said(step)]
+    for call in step.get("tool_calls") or []:
+        args = call.get("input") if isinstance(call.get("input"), dict) else {}
+        status = {"held": "pending"}.get(call.get("status"), "error" if call.get("is_error") else "complete")
+        title = f"{call.get('name')} {args.get('ticket_id') or args.get('query') or ''}".strip()
+        chunks.append({"type": "task_update", "id": str(call.get("id")), "title": clip(escape(title), 200),
+                       "status": status, "output": clip(escape(" ".join(str(call.get("result", "")).split())), 200)})
+    return chunks
+
+
+def timeline_status(run_status: str, closed: bool) -> str:
+    if not closed:
+        return ":hourglass_flowing_sand: working…"
+    return {"awaiting_approval": ":raised_hand: waiting for a person to decide on the draft below",
+            "completed": ":white_check_mark: finished (the answer is below)",
+            "escalated": ":octagonal_sign: stopped and handed to the human queue (below)",
+            "failed": ":octagonal_sign: failed and handed to the human queue (below)"}.get(run_status, "")
+
+
+def timeline_header(run_id: int, ticket_id: str | None, model: str | None, opening: dict[str, Any]) -> str:
+    """Why this stretch of the timeline opens, as mrkdwn (people and user text escaped here)."""
+    ticket = escape(ticket_id or "-")
+    kind, actor = opening.get("kind"), opening.get("actor")
+    if kind == "start":
+        return (f":hourglass_flowing_sand: On it: working *{ticket}* (run #{run_id}, model `{escape(model or '')}`). "
+                "I'll show my steps here and ask before anything reaches the customer.")
+    if kind == "follow_up":
+        return (f":arrows_counterclockwise: Continuing run #{run_id} with {who(actor)}'s follow-up "
+                "(a fresh allowance of steps and tokens).")
+    if kind == "resumed":
+        return f":arrows_counterclockwise: {who(actor)} resumed run #{run_id} with a fresh allowance."
+    return f"Continuing run #{run_id} on *{ticket}*."
+
+
+def build_timeline(header: str, steps: list[dict[str, Any]], status: str) -> Message:
+    """The timeline as one message updated in place (when streaming is not available). `header` is mrkdwn."""
+    lines = [line for step in steps for line in step_lines(step)]
+    if len(lines) > TIMELINE_LINES:
+        lines = [f"_… {len(lines) - TIMELINE_LINES} earlier lines left out_", *lines[-TIMELINE_LINES:]]
+    body = "\n".join(lines)
+    blocks = [mrkdwn_section(header)]
+    blocks += [mrkdwn_section(chunk) for chunk in split_text(body, 2900)] if body else []
+    blocks.append(context(status))
+    return clip("\n".join([header, *lines, status]), MESSAGE_TEXT), fit_blocks(blocks)
+
+
+def build_request(user: str, goal: str) -> Message:
+    """A slash command's request, shown in the channel; the run answers in its thread."""
+    line = f"{who(user)} asked: {escape(goal)}"
+    return line, [mrkdwn_section(line)]
+
+
+def build_notice(text: str) -> Message:
+    return escape(text), [mrkdwn_section(":information_source: " + escape(text))]
 
 
 def build_final(*, run_id: int, status: str, answer: str | None, reason: str | None, steps: int, tokens: int,
                 cost: float) -> Message:
     usage = usage_line(steps, tokens, cost, run_id)
     if status == "completed":
-        text = clip(answer or "", MESSAGE_TEXT - 200)
-        blocks = [mrkdwn_section(chunk) for chunk in _chunks(mention_ids(escape(answer or "")), 2900)]
+        safe = escape(answer or "")
+        text = clip(safe, MESSAGE_TEXT - 200)
+        blocks = [mrkdwn_section(chunk) for chunk in split_text(mention_ids(safe), 2900)]
     else:
-        text = f"Stopped ({status}): {reason}"
+        text = escape(f"Stopped ({status}): {reason}")
         blocks = [mrkdwn_section(f":octagonal_sign: *Stopped ({status})*: {escape(reason or '')}\n"
                                  "I've handed this to the human queue with everything I found.")]
     return text, fit_blocks([*blocks, context(usage)])
-
-
-def _chunks(text: str, size: int) -> list[str]:
-    lines, chunks, current = text.splitlines() or [""], [], ""
-    for line in lines:
-        while len(line) > size:
-            chunks.append(current) if current else None
-            current = ""
-            chunks.append(line[:size])
-            line = line[size:]
-        if len(current) + len(line) + 1 > size:
-            chunks.append(current)
-            current = line
-        else:
-            current = f"{current}\n{line}" if current else line
-    if current or not chunks:
-        chunks.append(current)
-    return chunks
-
-
-# --- approvals -------------------------------------------------------------------------------------
-
-def approval_value(approval_id: int, fingerprint: str) -> str:
-    return json.dumps({"approval_id": approval_id, "fingerprint": fingerprint})
-
-
-def build_approval_request(*, approval_id: int, fingerprint: str, ticket_id: str, customer: str, title: str,
-                           message: str, approvers_hint: str) -> Message:
-    value = approval_value(approval_id, fingerprint)
-    text = f"Draft reply to {customer} on {ticket_id} waits for approval."
-    blocks = [
-        header(f"Reply to {customer} on {ticket_id}?"),
-        mrkdwn_section(f"*{escape(ticket_id)}* · {escape(title)}\n*Customer:* {escape(customer)}"),
-        mrkdwn_section(quote(message)),
-        {"type": "actions", "block_id": f"approval-{approval_id}", "elements": [
-            button("Approve and send", APPROVE, value, "primary"),
-            button("Edit…", EDIT, value),
-            button("Reject…", REJECT, value, "danger"),
-        ]},
-        context(f"Nothing is sent until someone decides. {approvers_hint}"),
-    ]
-    return text, blocks
-
-
-def build_approval_decided(*, ticket_id: str, customer: str, message: str, status: str, actor: str,
-                           when: datetime, reason: str | None = None) -> Message:
-    verb = {"approved": "Approved", "edited": "Edited and sent", "rejected": "Rejected", "expired": "Expired"}[status]
-    who = f"<@{actor}>" if actor and actor[:1] in "UW" else escape(actor or "nobody")
-    line = f"*{verb}* by {who} at {slack_time(when)}"
-    if reason:
-        line += f": {escape(reason)}"
-    text = f"{verb} by {actor} — reply to {customer} on {ticket_id}"
-    return text, [mrkdwn_section(f"Reply to *{escape(customer)}* on *{escape(ticket_id)}*"), mrkdwn_section(quote(message)),
-                  context(line)]
-
-
-def _modal(callback_id: str, title: str, submit: str, metadata: dict, blocks: list[dict]) -> dict:
-    return {"type": "modal", "callback_id": callback_id, "title": {"type": "plain_text", "text": title[:24]},
-            "submit": {"type": "plain_text", "text": submit[:24]}, "close": {"type": "plain_text", "text": "Cancel"},
-            "private_metadata": json.dumps(metadata)[:PRIVATE_METADATA], "blocks": blocks}
-
-
-def build_edit_modal(*, metadata: dict, ticket_id: str, draft: str) -> dict:
-    return _modal(EDIT_MODAL, "Edit the reply", "Send", metadata, [
-        context(f"Edit the reply for {escape(ticket_id)}; what you submit is sent to the customer."),
-        {"type": "input", "block_id": "reply", "label": {"type": "plain_text", "text": "Reply"},
-         "element": {"type": "plain_text_input", "action_id": "message", "multiline": True,
-                     "initial_value": draft[:INPUT_VALUE], "max_length": INPUT_VALUE}},
-    ])
-
-
-def build_reject_modal(*, metadata: dict, ticket_id: str) -> dict:
-    return _modal(REJECT_MODAL, "Reject the draft", "Reject", metadata, [
-        context(f"The agent reads your reason and revises the reply for {escape(ticket_id)}."),
-        {"type": "input", "block_id": "reason", "label": {"type": "plain_text", "text": "Why?"},
-         "element": {"type": "plain_text_input", "action_id": "reason", "multiline": True, "max_length": 2000}},
-    ])
-
-
-def build_close_modal(*, metadata: dict, ticket_id: str) -> dict:
-    return _modal(CLOSE_MODAL, "Close the escalation", "Close", metadata, [
-        {"type": "input", "block_id": "note", "label": {"type": "plain_text", "text": f"Note on {ticket_id}"},
-         "element": {"type": "plain_text_input", "action_id": "note", "multiline": True, "max_length": 2000}},
-    ])
-
-
-# --- the human queue -----------------------------------------------------------------------------
-
-def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
-                     thread_link: str | None, status: str = "open", actor: str | None = None) -> Message:
-    value = json.dumps({"escalation_id": escalation_id, "run_id": run_id})
-    text = f"Run #{run_id} on {ticket_id} needs a person: {reason}"
-    link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
-    blocks = [
-        header(f"{ticket_id} needs a person"),
-        mrkdwn_section(f"*Why:* {escape(reason)}\n*Kind:* `{kind}` · run #{run_id} · see {link}; the full history is "
-                       "in the transcript below."),
-        mrkdwn_section(escape(summary or "No summary.")),
-    ]
-    if status == "open":
-        blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
-            button("I'll take it", CLAIM, value, "primary"), button("Resume run", RESUME, value),
-            button("Close…", CLOSE, value)]})
-    else:
-        who = f"<@{actor}>" if actor and actor[:1] in "UW" else escape(actor or "")
-        blocks.append(context(f"*{status.capitalize()}* by {who}" if actor else status.capitalize()))
-        if status == "claimed":
-            blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
-                button("Resume run", RESUME, value), button("Close…", CLOSE, value)]})
-    return text, fit_blocks(blocks)
-
-
-# --- App Home ------------------------------------------------------------------------------------
-
-def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict]) -> dict:
-    blocks: list[dict] = [header("Kitebase ticket agent"),
-                          context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`.")]
-    blocks.append(header(f"Human queue ({len(queue)})"))
-    blocks += [mrkdwn_section(f"*{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{q['kind']}`"
-                              f"{' · claimed by <@' + q['claimed_by'] + '>' if q.get('claimed_by') else ''}\n"
-                              f"{escape(clip(q['reason'], 400))}") for q in queue[:15]] or [context("Nothing waiting.")]
-    blocks.append(header(f"Replies waiting for approval ({len(approvals)})"))
-    blocks += [mrkdwn_section(f"*{escape(a['ticket_id'])}* · run #{a['run_id']} · drafted {slack_time(a['created_at'])}\n"
-                              f"{quote(clip(a['message'], 300))}") for a in approvals[:15]] or [context("None.")]
-    blocks.append(header("Latest runs"))
-    blocks += [context(f"#{r['run_id']} · *{escape(r['ticket_id'] or '-')}* · {r['status'].replace('_', ' ')} · "
-                       f"{escape(clip(r['goal'], 120))}") for r in runs[:15]] or [context("No runs yet.")]
-    return {"type": "home", "blocks": fit_blocks(blocks, 100)}
-
-
-def build_queue_message(queue: list[dict]) -> Message:
-    if not queue:
-        return "The human queue is empty.", [mrkdwn_section("The human queue is empty. :tada:")]
-    lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{q['kind']}` — {escape(clip(q['reason'], 200))}"
-             for q in queue]
-    return f"{len(queue)} runs in the human queue.", fit_blocks([header(f"Human queue ({len(queue)})"),
-                                                                 *[mrkdwn_section(c) for c in _chunks("\n".join(lines), 2900)]])

@@ -56,8 +56,39 @@ def button(text: str, action_id: str, value: str, style: str | None = None) -> d
 
 
 def escape(text: str) -> str:
-    """Slack mrkdwn escaping: &, < and > must be entities."""
+    """Slack escaping, for mrkdwn blocks and for every `text` field: &, < and > become entities, so user and
+    model text can never form a mention (<!channel>, <@U…>) or a disguised link (<http://evil|kitebase.com>)."""
     return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def split_text(text: str, size: int) -> list[str]:
+    """`text` in pieces of at most `size` characters, cut at line ends where possible; nothing is left out."""
+    lines, chunks, current = (text or "").splitlines() or [""], [], ""
+    for line in lines:
+        while len(line) > size:
+            cut = line.rfind(" ", 0, size)
+            cut = cut if cut > size // 2 else size
+            if current:
+                chunks.append(current)
+                current = ""
+            chunks.append(line[:cut])
+            line = line[cut:].lstrip(" ")
+        if current and len(current) + len(line) + 1 > size:
+            chunks.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    if current or not chunks:
+        chunks.append(current)
+    return chunks
+
+
+def quote_sections(text: str, size: int = SECTION_TEXT - 200) -> list[dict]:
+    """Untrusted text (a draft), escaped and quoted, over as many sections as it takes: never cut."""
+    quoted = [("> " + piece) if piece else ">" for line in (escape(text).splitlines() or [""])
+              for piece in split_text(line, size - 2)]
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": chunk}}
+            for chunk in split_text("\n".join(quoted), size)]
 
 
 def quote(text: str, limit: int = SECTION_TEXT - 100) -> str:

@@ -33,10 +33,11 @@ class ScriptedModel:
         self.sent: list[list[dict[str, Any]]] = []
 
     def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
-                 max_tokens: int) -> ModelResponse:
+                 max_tokens: int, timeout: float | None = None) -> ModelResponse:
         self.sent.append(copy.deepcopy(messages))
         if callable(self.script):
             return self.script(messages)
         if len(self.sent) > len(self.script):
             raise AssertionError(f"the loop made call {len(self.sent)} but the script has {len(self.script)}")
-        return copy.deepcopy(self.script[len(self.sent) - 1])
+        entry = self.script[len(self.sent) - 1]
+        return entry(messages) if callable(entry) else copy.deepcopy(entry)

@@ -123,6 +123,7 @@ INTERACTIVE_ELEMENTS = frozenset(
      "rich_text_input", "file_input", "workflow_button", "feedback_buttons", "icon_button"}
 )
 TEXT_INPUTS = frozenset({"plain_text_input", "email_text_input", "url_text_input", "number_input"})
+POST_METHODS = frozenset({"chat.postMessage", "chat.startStream"})  # the per-channel posting limit
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})  # need an app-level (xapp-) token, refuse others
 JSON_FIELDS = ("blocks", "attachments", "view", "files", "chunks", "metadata", "user_auth_blocks")
 CHUNK_TYPES = frozenset({"markdown_text", "plan_update", "task_update", "blocks"})
@@ -504,6 +505,10 @@ class SlackAPIServer(LocalHTTPServer):
         self.channels: dict[str, dict] = {}
         self._pending_files: dict[str, dict] = {}
         self._injected: dict[str, deque] = {}
+        self._outage: tuple[float, int, str] | None = None  # (until, status, error) for every method
+        self.post_interval: float | None = None  # seconds between posts per channel, as Slack enforces (~1 s)
+        self.post_burst: int = 3  # posts allowed in a burst before the per-channel limit bites
+        self._post_tat: dict[str, float] = {}
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         self._ts_seq = itertools.count(1)
@@ -528,6 +533,7 @@ class SlackAPIServer(LocalHTTPServer):
             "files.getUploadURLExternal": self._files_get_upload_url,
             "files.completeUploadExternal": self._files_complete_upload,
             "users.info": self._users_info,
+            "conversations.replies": self._conversations_replies,
             "conversations.info": self._conversations_info,
             "usergroups.users.list": self._usergroups_users_list,
         }
@@ -538,6 +544,28 @@ class SlackAPIServer(LocalHTTPServer):
         with self._lock:
             q = self._injected.setdefault(method, deque())
             q.extend([(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(int(retry_after))})] * times)
+
+    def limit_posts(self, interval: float = 1.0, burst: int = 3) -> None:
+        """Enforce Slack's per-channel posting limit (about one message a second, short bursts allowed):
+        a chat.postMessage or chat.startStream over the limit gets HTTP 429 ``ratelimited`` with ``Retry-After``."""
+        with self._lock:
+            self.post_interval, self.post_burst = interval, burst
+
+    def outage(self, seconds: float, status: int = 500, error: str = "internal_error") -> None:
+        """Every call for the next ``seconds`` fails: HTTP ``status`` (500, or 429 with ``ratelimited``)."""
+        with self._lock:
+            self._outage = (time.monotonic() + seconds, status, error)
+
+    def _over_post_limit(self, method: str, args: dict) -> int | None:
+        """Seconds to wait when this post breaks the per-channel limit (GCRA), else None."""
+        if self.post_interval is None or method not in POST_METHODS:
+            return None
+        channel, now = str(args.get("channel")), time.monotonic()
+        tat = max(self._post_tat.get(channel, now), now)
+        if tat - now > self.post_interval * (self.post_burst - 1):
+            return max(1, int(tat - now - self.post_interval * (self.post_burst - 1) + 0.999))
+        self._post_tat[channel] = tat + self.post_interval
+        return None
 
     def fail(self, method: str, error: str, times: int = 1) -> None:
         """The next ``times`` calls to ``method`` get HTTP 200 ``{"ok": false, "error": error}``."""
@@ -613,6 +641,13 @@ class SlackAPIServer(LocalHTTPServer):
             with self._lock:
                 injected = self._injected.get(method)
                 scripted = injected.popleft() if injected else None
+                if scripted is None and self._outage is not None and time.monotonic() < self._outage[0]:
+                    _, code, error = self._outage
+                    scripted = (code, {"ok": False, "error": error}, {"Retry-After": "1"} if code == 429 else {})
+                if scripted is None:
+                    wait = self._over_post_limit(method, args)
+                    if wait is not None:
+                        scripted = (429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(wait)})
             if scripted is not None:
                 status, body, extra_headers = scripted
                 body = dict(body)
@@ -1087,6 +1122,19 @@ class SlackAPIServer(LocalHTTPServer):
         else:
             raise _SlackError("user_not_found")
         return {"user": info}
+
+    def _conversations_replies(self, args: dict) -> dict:
+        channel = self._required(args, "channel", "channel_not_found")
+        ts = self._required(args, "ts", "thread_not_found")
+        found = [self._public(m) for (ch, t), m in self.messages.items()
+                 if ch == channel and (t == ts or m.get("thread_ts") == ts)]
+        if not found:
+            raise _SlackError("thread_not_found")
+        found.sort(key=lambda m: _ts_key(m["ts"]))
+        if str(args.get("include_all_metadata", "")).lower() not in ("1", "true"):
+            for message in found:
+                message.pop("metadata", None)
+        return {"messages": found, "has_more": False}
 
     def _conversations_info(self, args: dict) -> dict:
         channel = self._required(args, "channel", "channel_not_found")

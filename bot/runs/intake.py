@@ -1,0 +1,138 @@
+"""A person asked for something in Slack (a mention, a DM, a slash command): record it in ONE transaction,
+before Slack is acknowledged. The delivery key, the queued run (or the follow-up on a thread's run) and what
+the thread must show are written together, so an acknowledged request is never lost, whatever dies when,
+and a retried or duplicated event changes nothing. Nothing here calls Slack or waits on it."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from bot.db.engine import Database
+from bot.db.models import LIVE_STATUSES, Delivery, Run
+from bot.runs import outbox
+from bot.runs.errors import BadInput
+from bot.runs.goals import check_goal, clean_text, live_run_sentence
+from bot.runs.reopen import reopen_in
+
+logger = logging.getLogger(__name__)
+MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Intake:
+    run_id: int | None = None  # a run to continue now: new, or a thread's run with a follow-up
+    duplicate: bool = False  # this message was already recorded (a retry, a duplicate event)
+    told: str | None = None  # the sentence the thread gets instead of a run
+
+
+@dataclass(frozen=True)
+class Request:
+    """A mention or DM (`ts` is the person's message), or a slash command (`ts` None: the run's thread is the
+    "<@lead> asked: …" message the outbox posts first)."""
+
+    text: str
+    user: str
+    channel: str
+    ts: str | None
+    thread_ts: str | None = None
+    team: str | None = None
+    delivery_key: str | None = None
+
+    @property
+    def key(self) -> str:
+        return (self.delivery_key or f"msg:{self.channel}:{self.ts}")[:200]
+
+    @property
+    def reply_ts(self) -> str | None:
+        return self.thread_ts or self.ts
+
+
+def strip_mentions(text: str) -> str:
+    return " ".join(MENTION.sub(" ", text or "").split())
+
+
+def record(db: Database, request: Request, *, model: str, max_goal_chars: int) -> Intake:
+    """Record the request; the caller acknowledges Slack after this returns and dispatches `run_id`."""
+    for attempt in range(ATTEMPTS):
+        try:
+            with db.session() as session:
+                if not _claim(session, request.key):
+                    return Intake(duplicate=True)
+                return _record(session, request, model=model, max_goal_chars=max_goal_chars)
+        except IntegrityError:  # another request made the ticket's run live at the same moment: look again
+            if attempt == ATTEMPTS - 1:
+                raise
+            logger.info("request %s raced another for the same ticket; recording it again", request.key)
+    raise AssertionError("unreachable")
+
+
+def _claim(session: Session, key: str) -> bool:
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    return bool(session.execute(dialect.insert(Delivery).values(key=key).on_conflict_do_nothing()).rowcount)
+
+
+def _record(session: Session, request: Request, *, model: str, max_goal_chars: int) -> Intake:
+    goal = strip_mentions(clean_text(request.text))
+    if request.thread_ts and request.thread_ts != request.ts:
+        run = session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
+                           .order_by(col(Run.id).desc())).first()
+        if run is not None:
+            return _follow_up(session, run, goal, request)
+    try:
+        ticket_id = check_goal(session, goal, max_goal_chars)
+    except BadInput as exc:
+        return _tell(session, request, str(exc))
+    live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE_STATUSES))).first()
+    if live is not None:
+        return _tell(session, request, live_run_sentence(live))
+    run = Run(goal=goal, ticket_id=ticket_id, status="queued", model=model, started_by=request.user,
+              origin={"surface": "slack", "channel": request.channel, "thread_ts": request.reply_ts,
+                      "team": request.team, "user": request.user, "ts": request.ts},
+              thread_key=f"{request.channel}:{request.reply_ts}" if request.reply_ts else None,
+              messages=[{"role": "user", "content": [{"type": "text", "text": goal}]}])
+    session.add(run)
+    session.flush()  # the one-live-run-per-ticket index speaks here
+    if request.ts is None:
+        outbox.request(session, run, goal)
+    outbox.timeline(session, run, 1, {"kind": "start"})
+    outbox.home(session, request.user)
+    outbox.homes_changed(session)
+    _link(session, request.key, run.id)
+    return Intake(run_id=run.id)
+
+
+def _follow_up(session: Session, run: Run, goal: str, request: Request) -> Intake:
+    if not goal:
+        return _tell(session, request, "The follow-up is empty; say what else you need.")
+    if run.status in LIVE_STATUSES:
+        return _tell(session, request, f"Run #{run.id} is still {run.status.replace('_', ' ')}; wait for it to "
+                                       "finish (or decide its draft), then ask again in this thread.")
+    other = session.exec(select(Run).where(Run.ticket_id == run.ticket_id, col(Run.status).in_(LIVE_STATUSES),
+                                           Run.id != run.id)).first()
+    if other is not None:
+        return _tell(session, request, live_run_sentence(other))
+    reopen_in(session, run, goal, opening={"kind": "follow_up", "actor": request.user})
+    _link(session, request.key, run.id)
+    return Intake(run_id=run.id)
+
+
+def _tell(session: Session, request: Request, sentence: str) -> Intake:
+    """The request starts nothing: the thread says why (a slash command answers in its acknowledgement)."""
+    if request.ts is not None:
+        outbox.notice(session, channel=request.channel, thread_ts=request.reply_ts, text=sentence,
+                      key=f"notice:{request.key}")
+    return Intake(told=sentence)
+
+
+def _link(session: Session, key: str, run_id: int) -> None:
+    delivery = session.get(Delivery, key)
+    if delivery is not None:
+        delivery.run_id = run_id
+        session.add(delivery)

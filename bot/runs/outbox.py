@@ -1,0 +1,213 @@
+"""What Slack must show, written as rows in the same transaction as the state change that causes it.
+
+Every function here takes the caller's session and adds or bumps `Outbox` rows; nothing here talks to Slack.
+`bot/slack/sender.py` delivers the rows. A row is one message the bot keeps in Slack: writers bump its
+version whenever what it should show changes, and the sender delivers the newest state (so progress is
+coalesced and a card shows its decision) and records the `ts` Slack returned.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from bot.db.models import LIVE_STATUSES, Approval, Escalation, Outbox, Run, utcnow
+
+ANSWER, FIRST, PROGRESS, BACKGROUND = 0, 1, 2, 3  # priorities: answers to people go first
+
+# Set after a session that wrote rows commits: the sender in this process looks at once instead of polling.
+wake = threading.Event()
+
+
+@dataclass(frozen=True)
+class Where:
+    """A run's Slack thread: its channel and ts, or (a slash command's run, before its first message is in
+    Slack) the outbox row of that first message."""
+
+    channel: str
+    thread_ts: str | None
+    parent_id: int | None = None
+
+
+def thread_of(run: Run) -> Where | None:
+    origin = run.origin or {}
+    if origin.get("channel") and origin.get("thread_ts"):
+        return Where(str(origin["channel"]), str(origin["thread_ts"]))
+    if origin.get("channel") and origin.get("request_row"):
+        return Where(str(origin["channel"]), None, int(origin["request_row"]))
+    return None
+
+
+def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | None = None,
+        ref_id: int | None = None, parent_id: int | None = None, channel: str | None = None,
+        thread_ts: str | None = None, user: str | None = None, payload: dict[str, Any] | None = None) -> int:
+    """Add the row for `key`, or bump it if it exists (its message will show the newest state). Race-free:
+    two writers of the same key leave one row."""
+    values = {"key": key, "kind": kind, "priority": priority, "run_id": run_id, "ref_id": ref_id,
+              "parent_id": parent_id, "channel": channel, "thread_ts": thread_ts, "user": user, "payload": payload,
+              "version": 1, "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
+              "created_at": utcnow(), "updated_at": utcnow()}
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    inserted = session.execute(dialect.insert(Outbox).values(**values).on_conflict_do_nothing(
+        index_elements=["key"])).rowcount
+    if not inserted:
+        bump(session, key, payload=payload)
+    _mark(session)
+    row_id = session.exec(select(Outbox.id).where(Outbox.key == key)).one()
+    return int(row_id)
+
+
+def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -> bool:
+    """The message of `key` should show the newest state; False if there is no such row."""
+    values: dict[str, Any] = {"version": col(Outbox.version) + 1, "status": "pending", "updated_at": utcnow()}
+    if payload is not None:
+        values["payload"] = payload
+    changed = session.execute(update(Outbox).where(col(Outbox.key) == key).values(**values)).rowcount
+    _mark(session)
+    return bool(changed)
+
+
+def _mark(session: Session) -> None:
+    hooks = session.info.setdefault("after_commit", [])
+    if wake.set not in hooks:
+        hooks.append(wake.set)
+
+
+def after_step(session: Session, run: Run, step_number: int, *, old_status: str, approvals: list[Approval],
+               escalation: Escalation | None, queue_channel: str | None) -> None:
+    """What Slack must show once a step is stored: the timeline, new cards, the ending, the queue post."""
+    step_stored(session, run, step_number)
+    for approval in approvals:
+        card(session, approval, run)
+    if run.status not in LIVE_STATUSES:
+        final(session, run, step_number)
+    if escalation is not None:
+        queue_post(session, escalation, run, queue_channel)
+    if run.status != old_status:
+        homes_changed(session)
+
+
+# --- a run's thread --------------------------------------------------------------------------------
+
+def timeline(session: Session, run: Run, first_step: int, opening: dict[str, Any]) -> None:
+    """Open a new stretch of the run's timeline: one evolving message (or stream) for the steps from here.
+    `opening` says why it opens: {"kind": "start" | "follow_up" | "resumed" | "continue", "actor": …}."""
+    where = thread_of(run)
+    if where is None:
+        return
+    put(session, key=f"timeline:{run.id}:{first_step}", kind="timeline", priority=FIRST, run_id=run.id,
+        channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
+        payload={"from_step": first_step, "to_step": None, "opening": opening, "ticket_id": run.ticket_id,
+                 "model": run.model})
+
+
+def step_stored(session: Session, run: Run, step_number: int) -> None:
+    """A step was stored: the open stretch shows it (a new stretch opens if none is), and closes when the run
+    stops running (waiting for a person or finished)."""
+    if thread_of(run) is None:
+        return
+    row = session.exec(select(Outbox).where(Outbox.run_id == run.id, Outbox.kind == "timeline")
+                       .order_by(col(Outbox.id).desc())).first()
+    payload = dict(row.payload or {}) if row is not None else {}
+    if row is None or payload.get("to_step") is not None:
+        timeline(session, run, step_number, {"kind": "continue"})
+        row = session.exec(select(Outbox).where(Outbox.key == f"timeline:{run.id}:{step_number}")).one()
+        payload = dict(row.payload or {})
+    if run.status != "running":
+        payload["to_step"] = step_number
+    bump(session, row.key, payload=payload)
+
+
+def card(session: Session, approval: Approval, run: Run) -> None:
+    where = thread_of(run)
+    if where is not None:
+        put(session, key=f"card:{approval.id}", kind="card", priority=ANSWER, run_id=run.id, ref_id=approval.id,
+            channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id)
+
+
+def card_changed(session: Session, approval_id: int) -> None:
+    bump(session, f"card:{approval_id}")
+
+
+def final(session: Session, run: Run, step_number: int) -> None:
+    """The run's ending in its thread: the answer, or why it stopped; a snapshot (a follow-up changes the run)."""
+    where = thread_of(run)
+    if where is None:
+        return
+    put(session, key=f"final:{run.id}:{step_number}", kind="final", priority=ANSWER, run_id=run.id,
+        channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
+        payload={"status": run.status, "answer": run.answer, "reason": run.reason, "steps": run.steps,
+                 "tokens": run.total_tokens, "cost_usd": run.cost_usd})
+
+
+def request(session: Session, run: Run, text: str) -> int:
+    """A slash command's run needs a message to thread under: "<@lead> asked: …", posted first."""
+    origin = run.origin or {}
+    row_id = put(session, key=f"request:{run.id}", kind="request", priority=FIRST, run_id=run.id,
+                 channel=origin.get("channel"), payload={"user": origin.get("user"), "text": text})
+    run.origin = {**origin, "request_row": row_id}
+    session.add(run)
+    return row_id
+
+
+def notice(session: Session, *, channel: str, thread_ts: str | None, text: str, key: str | None = None,
+           run_id: int | None = None) -> None:
+    """A one-off sentence in a thread (why a request started nothing, who resumed a run...)."""
+    put(session, key=key or f"notice:{uuid.uuid4().hex}", kind="notice", priority=ANSWER, run_id=run_id,
+        channel=channel, thread_ts=thread_ts, payload={"text": text})
+
+
+def ephemeral(session: Session, *, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
+    """A message only `user` sees (not allowed, already decided...)."""
+    put(session, key=f"ephemeral:{uuid.uuid4().hex}", kind="ephemeral", priority=ANSWER, channel=channel,
+        thread_ts=thread_ts, user=user, payload={"text": text})
+
+
+# --- the human queue -----------------------------------------------------------------------------
+
+def queue_post(session: Session, escalation: Escalation, run: Run, queue_channel: str | None) -> None:
+    """The escalation in the queue channel (else the run's own thread), then the transcript under it."""
+    where = thread_of(run)
+    channel = queue_channel or (where.channel if where else None)
+    if channel is None:
+        return
+    thread_ts = None if queue_channel or where is None else where.thread_ts
+    parent = None if queue_channel or where is None else where.parent_id
+    post_id = put(session, key=f"queue:{escalation.id}", kind="queue", priority=ANSWER, run_id=run.id,
+                  ref_id=escalation.id, parent_id=parent, channel=channel, thread_ts=thread_ts)
+    put(session, key=f"transcript:{escalation.id}", kind="transcript", priority=BACKGROUND, run_id=run.id,
+        ref_id=escalation.id, parent_id=post_id, channel=channel)
+
+
+def queue_changed(session: Session, escalation_id: int) -> None:
+    bump(session, f"queue:{escalation_id}")
+
+
+def digest(session: Session, *, day: str, channel: str, items: list[dict[str, Any]]) -> bool:
+    """Once a day, whichever process gets there first: False if today's is already written."""
+    exists = session.exec(select(Outbox.id).where(Outbox.key == f"digest:{day}")).first()
+    if exists is not None:
+        return False
+    put(session, key=f"digest:{day}", kind="digest", priority=BACKGROUND, channel=channel,
+        payload={"day": day, "items": items})
+    return True
+
+
+# --- App Home --------------------------------------------------------------------------------------
+
+def home(session: Session, user: str) -> None:
+    """`user`'s App Home should be (re)published: they opened it, or they have work waiting."""
+    put(session, key=f"home:{user}", kind="home", priority=BACKGROUND, user=user)
+
+
+def homes_changed(session: Session) -> None:
+    """Runs, drafts or the queue changed: every App Home that is shown gets the newest view."""
+    session.execute(update(Outbox).where(col(Outbox.kind) == "home")
+                    .values(version=col(Outbox.version) + 1, status="pending", updated_at=utcnow()))
+    _mark(session)

@@ -1,0 +1,123 @@
+"""Which processes are alive: each one that can own runs beats every few seconds, so a run whose owner
+died is taken over in seconds instead of waiting for its lease to expire. Leases stay the guard against two
+owners; a process presumed dead that is in fact alive loses the run at its next checkpoint.
+
+Also named locks: a lease on a job only one process should do at a time (delivering the outbox)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from datetime import datetime, timedelta
+
+from sqlalchemy import or_, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from bot.db.engine import Database
+from bot.db.models import NamedLock, ProcessBeat, utcnow
+
+logger = logging.getLogger(__name__)
+
+BEAT_SECONDS = 2.0
+
+
+def owner_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _insert_ignore(session: Session, model: type, **values: object) -> None:
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    session.execute(dialect.insert(model).values(**values).on_conflict_do_nothing())
+
+
+class Liveness:
+    """This process's heartbeat row, renewed by a daemon thread until stop()."""
+
+    def __init__(self, db: Database, owner: str, kind: str, interval: float = BEAT_SECONDS):
+        self.db, self.owner, self.kind, self.interval = db, owner, kind, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="kitebase-liveness", daemon=True)
+
+    def start(self) -> Liveness:
+        host, _, pid = self.owner.rpartition(":")
+        now = utcnow()
+        with self.db.session() as session:
+            _insert_ignore(session, ProcessBeat, owner=self.owner, kind=self.kind, host=host,
+                           pid=int(pid) if pid.isdigit() else 0, started_at=now, beat_at=now)
+            session.execute(update(ProcessBeat).where(col(ProcessBeat.owner) == self.owner)
+                            .values(kind=self.kind, started_at=now, beat_at=now, stopped_at=None))
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        try:
+            with self.db.session() as session:
+                session.execute(update(ProcessBeat).where(col(ProcessBeat.owner) == self.owner)
+                                .values(stopped_at=utcnow()))
+        except Exception:
+            logger.exception("could not record that %s stopped", self.owner)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                with self.db.session() as session:
+                    session.execute(update(ProcessBeat).where(col(ProcessBeat.owner) == self.owner)
+                                    .values(beat_at=utcnow(), stopped_at=None))
+            except Exception:
+                logger.exception("heartbeat of %s failed", self.owner)
+
+
+def dead_owners(session: Session, now: datetime, stale_seconds: float) -> set[str]:
+    """Owners that stopped, stopped beating, or (on this host) whose pid is gone."""
+    host = socket.gethostname()
+    dead = set()
+    for row in session.exec(select(ProcessBeat)).all():
+        if row.owner == owner_name():
+            continue
+        if row.stopped_at is not None or row.beat_at < now - timedelta(seconds=stale_seconds):
+            dead.add(row.owner)
+        elif row.host == host and row.pid and not _pid_alive(row.pid):
+            dead.add(row.owner)
+    return dead
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def forget_stopped(session: Session, now: datetime, older_than: timedelta = timedelta(days=1)) -> None:
+    """Beat rows of processes long gone (kept a day so an operator can see who owned what)."""
+    for row in session.exec(select(ProcessBeat).where(col(ProcessBeat.beat_at) < now - older_than)).all():
+        session.delete(row)
+
+
+# --- named locks ---------------------------------------------------------------------------------------
+
+def hold(db: Database, name: str, owner: str, seconds: float, stale_seconds: float) -> bool:
+    """Take or renew the lock `name` for `seconds`; True while `owner` holds it."""
+    now = utcnow()
+    with db.session() as session:
+        _insert_ignore(session, NamedLock, name=name)
+        dead = dead_owners(session, now, stale_seconds)
+        return session.execute(
+            update(NamedLock).where(col(NamedLock.name) == name)
+            .where(or_(col(NamedLock.owner).is_(None), col(NamedLock.owner) == owner,
+                       col(NamedLock.expires_at) < now, col(NamedLock.owner).in_(dead or {""})))
+            .values(owner=owner, expires_at=now + timedelta(seconds=seconds))).rowcount == 1
+
+
+def release(db: Database, name: str, owner: str) -> None:
+    with db.session() as session:
+        session.execute(update(NamedLock).where(col(NamedLock.name) == name, col(NamedLock.owner) == owner)
+                        .values(owner=None, expires_at=None))

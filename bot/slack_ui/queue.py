@@ -1,0 +1,63 @@
+"""The human queue (escalation posts, the /kitebase queue answer, the daily digest) and App Home."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, slack_time, who
+from bot.slack_ui.limits import button, clip, context, escape, fit_blocks, header, mrkdwn_section, split_text
+
+
+def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
+                     thread_link: str | None, status: str = "open", actor: str | None = None) -> Message:
+    value = json.dumps({"escalation_id": escalation_id, "run_id": run_id})
+    text = escape(f"Run #{run_id} on {ticket_id} needs a person: {reason}")
+    link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
+    blocks = [
+        header(f"{ticket_id} needs a person"),
+        mrkdwn_section(f"*Why:* {escape(reason)}\n*Kind:* `{escape(kind)}` · run #{run_id} · see {link}; the full "
+                       "history is in the transcript below."),
+        *[mrkdwn_section(chunk) for chunk in split_text(escape(summary or "No summary."), 2900)],
+    ]
+    if status == "open":
+        blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
+            button("I'll take it", CLAIM, value, "primary"), button("Resume run", RESUME, value),
+            button("Close…", CLOSE, value)]})
+    else:
+        blocks.append(context(f"*{escape(status.capitalize())}* by {who(actor)}" if actor else status.capitalize()))
+        if status == "claimed":
+            blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
+                button("Resume run", RESUME, value), button("Close…", CLOSE, value)]})
+    return text, fit_blocks(blocks)
+
+
+def build_queue_message(queue: list[dict[str, Any]]) -> Message:
+    if not queue:
+        return "The human queue is empty.", [mrkdwn_section("The human queue is empty. :tada:")]
+    lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{escape(q['kind'])}` — "
+             f"{escape(clip(q['reason'], 200))}" for q in queue]
+    return f"{len(queue)} runs in the human queue.", fit_blocks([header(f"Human queue ({len(queue)})"),
+                                                                 *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]])
+
+
+def build_digest(day: str, queue: list[dict[str, Any]]) -> Message:
+    text, blocks = build_queue_message(queue)
+    return f"Daily digest {day}: {text}", [context(f"Daily digest · {escape(day)}"), *blocks][:50]
+
+
+def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict]) -> dict:
+    blocks: list[dict] = [header("Kitebase ticket agent"),
+                          context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`.")]
+    blocks.append(header(f"Human queue ({len(queue)})"))
+    blocks += [mrkdwn_section(f"*{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{escape(q['kind'])}`"
+                              f"{' · claimed by ' + who(q['claimed_by']) if q.get('claimed_by') else ''}\n"
+                              f"{escape(clip(q['reason'], 400))}") for q in queue[:15]] or [context("Nothing waiting.")]
+    blocks.append(header(f"Replies waiting for approval ({len(approvals)})"))
+    blocks += [mrkdwn_section(f"*{escape(a['ticket_id'])}* · run #{a['run_id']} · drafted {slack_time(a['created_at'])}\n"
+                              + "\n".join("> " + line for line in escape(clip(a['message'], 300)).splitlines()))
+               for a in approvals[:15]] or [context("None.")]
+    blocks.append(header("Latest runs"))
+    blocks += [context(f"#{r['run_id']} · *{escape(r['ticket_id'] or '-')}* · {r['status'].replace('_', ' ')} · "
+                       f"{escape(clip(r['goal'], 120))}") for r in runs[:15]] or [context("No runs yet.")]
+    return {"type": "home", "blocks": fit_blocks(blocks, 100)}

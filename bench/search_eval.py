@@ -70,15 +70,16 @@ def evaluate(system, help_cases: list[HelpCase], similar: list[SimilarCase]) -> 
     return {"rows": rows, "rankings": rankings, "ms": system.ms}
 
 
-def tune_bm25_cutoff(bm25: PlainBm25, similar: list[SimilarCase]) -> float:
-    """The baseline's similarity cut-off that is best on the tuning half (fair to the baseline)."""
+def tune_bm25_cutoff(bm25: PlainBm25, similar: list[SimilarCase]) -> tuple[float, float]:
+    """The baseline's similarity cut-offs that are best on the tuning half (fair to the baseline)."""
     tune = [(bm25.similar_scored(c.ticket), c) for c in similar if c.half == "tune"]
 
-    def quality(cut: float) -> float:
-        rows = [similar_scores([k for k, share in scored if share >= cut], case) for scored, case in tune]
+    def quality(cut: tuple[float, float]) -> float:
+        rows = [similar_scores(bm25.cut(scored, *cut), case) for scored, case in tune]
         return mean(rows, "sim_r5") + mean(rows, "sim_p5")
 
-    return max((round(0.05 * i, 2) for i in range(20)), key=quality)
+    grid = [(round(0.05 * i, 2), round(0.1 * j, 1)) for i in range(20) for j in range(10)]
+    return max(grid, key=quality)
 
 
 def run_backend(backend: str, postgres_url: str | None, cases, scratch: str) -> dict:
@@ -107,7 +108,8 @@ def summary(result: dict) -> dict[str, dict[str, float]]:
 
 def print_backend(backend: str, report: dict) -> None:
     print(f"\n{backend}  (index built on the first search in {report['index_build_ms']:.0f} ms; "
-          f"BM25 similar-ticket cut-off {report['bm25_cutoff']:.2f} of the ticket's own score)")
+          f"BM25 similar-ticket cut-offs: {report['bm25_cutoff'][0]:.2f} of the ticket's own score, "
+          f"{report['bm25_cutoff'][1]:.1f} of the best hit's)")
     header = f"{'system':<22}{'half':<10}" + "".join(f"{label:>11}" for _, label in COLUMNS)
     print(header + f"{'help p50/p99 ms':>18}{'tickets p50/p99 ms':>21}")
     for name, result in report["results"].items():

@@ -4,8 +4,8 @@
 - `engine FTS (before)`: the database's own full-text search as the tools used it before
   (SQLite FTS5 bm25 / PostgreSQL ts_rank; `--like` searched the ticket's title and tags);
 - `BM25 (bm25s)`: plain BM25 over the same text (English stop words, the same Snowball stemmer), for
-  similar tickets the ticket's title, tags and first message as the query, cut at the share of its own
-  score that is best on the tuning half.
+  similar tickets the ticket's title, tags and first message as the query, cut (like ours) at a share
+  of its own score and a share of the best hit's, both chosen on the tuning half.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class PlainBm25(Timed):
                             for t in tickets}
         self.like_text = {t.id: " ".join([t.title, *(t.tags or []), *messages.get(t.id, [])[:1]]) for t in tickets}
         self.ticket_index = self._index([self.ticket_text[i] for i in self.ticket_ids])
-        self.cutoff = 0.0
+        self.cutoff = (0.0, 0.0)  # (share of the ticket's own score, share of the best hit's)
 
     def _tokens(self, texts: list[str]) -> list[list[str]]:
         return bm25s.tokenize(texts, stopwords="en", stemmer=self._stem, return_ids=False, show_progress=False)
@@ -126,4 +126,9 @@ class PlainBm25(Timed):
         return [(key, score / own) for key, score in ranked if key != ticket_id][:5]
 
     def similar(self, ticket_id: str) -> list[str]:
-        return self.run("tickets", lambda: [k for k, share in self.similar_scored(ticket_id) if share >= self.cutoff])
+        return self.run("tickets", lambda: self.cut(self.similar_scored(ticket_id), *self.cutoff))
+
+    @staticmethod
+    def cut(scored: list[tuple[str, float]], own_share: float, best_share: float) -> list[str]:
+        best = max((share for _, share in scored), default=0.0)
+        return [key for key, share in scored if share >= max(own_share, best_share * best)]

@@ -89,8 +89,10 @@ def main() -> int:
             similar_steps = _field_steps("tickets", params.tickets) + [
                 (f"like_fields[{i}]", _like_field(i), (0.0, 0.3, 0.6, 1.0, 1.5, 2.0)) for i in range(5)] + [
                 ("like_terms", _plain("like_terms"), (8, 12, 16, 24, 32, 48)),
+                ("like_candidates", _plain("like_candidates"), (6, 8, 12, 16)),
                 ("like_min_similarity", _plain("like_min_similarity"),
-                 tuple(round(0.05 * i, 2) for i in range(2, 14)))]
+                 tuple(round(0.05 * i, 2) for i in range(2, 14))),
+                ("like_relative", _plain("like_relative"), (0.0, 0.5, 0.6, 0.7, 0.8, 0.9))]
             params = coordinate_ascent(params, similar_steps, similar_quality)
         db.engine.dispose()
     print("\nPARAMS =", params)

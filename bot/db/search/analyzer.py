@@ -54,7 +54,7 @@ class Analyzer:
         out: list[str] = []
         for match in _WORD.finditer(unicodedata.normalize("NFKC", text).lower()):
             word = match.group(0).replace("'", "").replace("’", "")
-            word = SPELLING.get(word) or _BRITISH.sub(r"iz\1", word)
+            word = SPELLING.get(word) or (_BRITISH.sub(r"iz\1", word) if "is" in word else word)
             out.append(word)
             if "_" in word:
                 out += [part for part in word.split("_") if part]

@@ -80,8 +80,9 @@ class Bm25fIndex:
         """Term → per-field frequencies of one document (for "more like this" queries)."""
         return {t: self.postings[t][key] for t in self._doc_terms.get(key, ())}
 
-    def score(self, query: Mapping[str, float], params: FieldParams) -> dict[str, float]:
-        """Every document matching at least one query term, with its BM25F score."""
+    def score(self, query: Mapping[str, float], params: FieldParams,
+              only: Sequence[str] | None = None) -> dict[str, float]:
+        """Every document matching at least one query term (or only those in `only`), with its BM25F score."""
         n = len(self)
         if not n:
             return {}
@@ -94,7 +95,8 @@ class Bm25fIndex:
             if not docs or q_weight <= 0:
                 continue
             boost = q_weight * self.idf(term) * (k1 + 1)
-            for key, tfs in docs.items():
+            matching = docs.items() if only is None else [(k, docs[k]) for k in only if k in docs]
+            for key, tfs in matching:
                 lengths = self.lengths[key]
                 tf = 0.0
                 for (w, one_minus_b, b_avg), f_tf, f_len in zip(norm, tfs, lengths, strict=True):

@@ -10,14 +10,16 @@ from bot.db.search.bm25f import FieldParams
 
 @dataclass(frozen=True)
 class SearchParams:
-    help: FieldParams = FieldParams(weights=(2.0, 1.0, 1.0), b=(0.5, 0.5, 0.75), k1=1.2)  # heading, article, body
-    tickets: FieldParams = FieldParams(weights=(2.0, 1.5, 1.0, 1.5, 0.5), b=(0.5, 0.3, 0.75, 0.5, 0.75), k1=1.2)
+    help: FieldParams = FieldParams(weights=(1.5, 1.0, 1.0), b=(0.75, 0.0, 0.9), k1=2.0)  # heading, article, body
+    tickets: FieldParams = FieldParams(weights=(1.5, 1.5, 3.0, 1.5, 0.5), b=(0.5, 0.0, 0.75, 0.0, 0.75), k1=1.2)
     phrase_weight: float = 0.5  # a word that is part of a synonym phrase, next to the phrase's concept
-    max_terms: int = 12  # a longer query keeps its rarest words
+    max_terms: int = 24  # a longer query keeps its rarest words
     # "like this ticket": how much each of its fields contributes to the query (title, tags, first, errors, rest)
-    like_fields: tuple[float, ...] = (1.0, 1.0, 0.6, 1.0, 0.3)
-    like_terms: int = 24
-    like_min_similarity: float = 0.25  # a hit scores at least this share of the ticket's own score
+    like_fields: tuple[float, ...] = (1.0, 0.6, 2.0, 1.0, 2.0)
+    like_terms: int = 48
+    like_candidates: int = 12  # the best forward matches whose similarity is checked both ways
+    like_min_similarity: float = 0.35  # mutual similarity a hit needs (each reaches this share of the other's score)
+    like_relative: float = 0.8  # ... and this share of the best hit's similarity
 
 
 PARAMS = SearchParams()

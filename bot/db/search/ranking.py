@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
@@ -50,8 +51,13 @@ def search_tickets(session: Session, query: str, *, limit: int, status: str | No
 
 def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str | None = None, query: str = "",
                     params: SearchParams = PARAMS) -> list[Hit]:
-    """Tickets like `ticket_id` (its title, tags, first message, error text and notes), scored as a share
-    of the ticket's own score; those under `params.like_min_similarity` are left out."""
+    """Tickets like `ticket_id`, compared on title, tags, first message, error text and notes.
+
+    The similarity of two tickets is mutual: how much of each one's own score the other reaches under its
+    query (geometric mean). A long ticket full of words can't look like everything, and a short one can't
+    match a long one on a single shared word. Hits under `like_min_similarity`, or far below the best hit
+    (`like_relative`), are left out: they are usually the same symptom with another cause.
+    """
     index = desk_index(session)
     with index.lock:
         corpus = index.tickets
@@ -61,10 +67,10 @@ def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str
         if query.strip():
             for term, weight in query_weights(corpus.index, query, params).items():
                 terms[term] = terms.get(term, 0.0) + weight
-        scores = corpus.index.score(terms, params.tickets)
-        own = scores.pop(ticket_id, 0.0) or 1.0
-        similar = {key: score / own for key, score in scores.items() if score / own >= params.like_min_similarity}
-        ranked = _ranked(corpus, similar)
+        similar = _mutual(corpus.index, ticket_id, terms, params)
+        best = max(similar.values(), default=0.0)
+        ranked = _ranked(corpus, {key: sim for key, sim in similar.items()
+                                  if sim >= max(params.like_min_similarity, params.like_relative * best)})
     ranked = _with_status(session, ranked, status, limit)
     with index.lock:
         return [_hit(corpus, key, score, terms) for key, score in ranked]
@@ -88,6 +94,17 @@ def like_weights(index: Bm25fIndex, ticket_id: str, params: SearchParams) -> dic
         if index.df(term) > 1:
             weights[term] = sum(w for w, tf in zip(params.like_fields, tfs, strict=True) if tf)
     return _rarest(index, weights, params.like_terms)
+
+
+def _mutual(index: Bm25fIndex, ticket_id: str, terms: dict[str, float], params: SearchParams) -> dict[str, float]:
+    scores = index.score(terms, params.tickets)
+    own = scores.pop(ticket_id, 0.0) or 1.0
+    forward = sorted(scores.items(), key=lambda item: -item[1])[:params.like_candidates]
+    mutual = {}
+    for key, score in forward:
+        back = index.score(like_weights(index, key, params), params.tickets, only=(ticket_id, key))
+        mutual[key] = math.sqrt(score / own * back.get(ticket_id, 0.0) / (back.get(key) or 1.0))
+    return mutual
 
 
 def _rarest(index: Bm25fIndex, weights: dict[str, float], keep: int) -> dict[str, float]:

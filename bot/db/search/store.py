@@ -9,6 +9,7 @@ same Python code over the same rows on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import weakref
@@ -39,10 +40,17 @@ class Corpus:
     docs: dict[str, Document] = field(default_factory=dict)
 
     def put(self, doc: Document) -> None:
-        fields = [ANALYZER.terms(value) for value in doc.fields]
-        words = [w for value in doc.fields for w in ANALYZER.words(value) if not ANALYZER.is_stop(w)]
+        fields, words = _analysed(doc.fields)
         self.index.put(doc.key, fields, words)
         self.docs[doc.key] = doc
+
+
+@functools.lru_cache(maxsize=4096)
+def _analysed(fields: tuple[str, ...]) -> tuple[list[list[str]], list[str]]:
+    """Terms per field and surface words of a document; remembered, since every process (and every test
+    database) indexes mostly the same texts."""
+    terms = [ANALYZER.terms(value) for value in fields]
+    return terms, [w for value in fields for w in ANALYZER.words(value) if not ANALYZER.is_stop(w)]
 
 
 class DeskIndex:

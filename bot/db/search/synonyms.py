@@ -39,6 +39,8 @@ signature: signature | hmac | signing secret | x kitebase signature
 guest: guest | guests | external | contractor | contractors | freelancer | freelancers | external collaborator | outside collaborator | client contact | vendor
 owner_transfer: transfer ownership | make someone else the owner | new owner | take over | take over the workspace | ownership
 admin: admin | administrator | admins
+more_admins: second admin | another admin | more admins | additional admin | backup admin | extra admin | two admins | more than one admin
+rejected: rejected | reject | not accepted | isnt accepted | invalid | not valid | refused | wrong code
 seat: seat | seats | licence | license | licences | licenses | user license | extra users | more users
 downgrade: downgrade | cheaper plan | lower plan | smaller plan | go down a plan | move down | pay less
 upgrade: upgrade | higher plan | bigger plan | move up

@@ -1,0 +1,95 @@
+"""How the desk search works: the analyser, the index kept in step with the rows, the tools' hits."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.db import search
+from bot.db.engine import Database
+from bot.db.search import typos
+from bot.db.search.analyzer import Analyzer
+from bot.db.search.params import PARAMS
+from bot.db.search.ranking import query_weights
+from bot.db.search.store import desk_index
+from tools import REGISTRY, ToolContext, execute
+
+
+@pytest.fixture
+def ctx(db, settings):
+    return ToolContext(db=db, settings=settings)
+
+
+def call(ctx, name, **arguments):
+    return execute(REGISTRY, ctx, name, arguments)
+
+
+def test_synonyms_add_a_concept_on_both_sides():
+    analyzer = Analyzer()
+    assert "~twofa" in analyzer.query("MFA codes") and "~twofa" in analyzer.terms("Two-factor authentication")
+    assert "~bank_transfer" in analyzer.query("can we pay by wire?")
+    assert "~signin" in analyzer.terms("people logging in") and "~signin" in analyzer.query("log-in")
+    assert analyzer.terms("organisation") == analyzer.terms("organization")
+
+
+def test_typos_are_fixed_only_for_unknown_words():
+    vocabulary = {"webhook": 4, "signature": 3, "okta": 5, "form": 2}
+    assert typos.correct("webhok", vocabulary) == "webhook"
+    assert typos.correct("signiture", vocabulary) == "signature"
+    assert typos.correct("okta", vocabulary) == "okta"
+    assert typos.correct("frm", vocabulary) == "frm"  # too short to guess
+    assert Analyzer().query("webhok signiture", vocabulary).keys() >= {"webhook", "signatur"}
+
+
+def test_operators_and_quotes_stay_plain_words():
+    weights = Analyzer().query('"sso" AND (login OR NEAR(x*)) NOT ^ -okta title:export')
+    assert all(re.fullmatch(r"~?\w+", term) for term in weights), weights
+    assert {"sso", "login", "okta", "titl", "export"} <= weights.keys()
+
+
+def test_a_long_pasted_message_keeps_its_rarest_words(db):
+    message = ("Hi there, hope you are all well and having a good week. I wanted to ask about something that has "
+               "been bothering the whole team for a while now, since the start of the month really. " * 3
+               + "The Jira importer says 1,412 attachments skipped.")
+    with db.session() as session:
+        index = desk_index(session).help.index
+        terms = query_weights(index, message, PARAMS)
+        assert len(terms) <= PARAMS.max_terms and {"jira", "skip"} <= terms.keys()
+        assert search.search_help(session, message, limit=1)[0].id == "jira-import#3"
+
+
+def test_the_index_follows_writes_from_any_process(ctx, settings):
+    assert call(ctx, "search_tickets", query="zanzibar").data == []
+    other_process = Database.from_url(settings.database_url)  # another engine: nothing shared in memory
+    other = ToolContext(db=other_process, settings=settings, tool_use_id="toolu_other")
+    assert not call(other, "reply_to_customer", ticket_id="KITE-153", message="Try again from Zanzibar.").is_error
+    other_process.engine.dispose()
+    hits = call(ctx, "search_tickets", query="zanzibar").data
+    assert [h["id"] for h in hits] == ["KITE-153"] and "Zanzibar" in hits[0]["matched"][0]
+
+
+def test_status_filter_reads_the_current_status(ctx):
+    assert "KITE-162" in [h["id"] for h in call(ctx, "search_tickets", query="AADSTS53000", status="open").data]
+    call(ctx, "update_ticket", ticket_id="KITE-162", status="closed")
+    assert call(ctx, "search_tickets", query="AADSTS53000", status="open").data == []
+    assert [h["id"] for h in call(ctx, "search_tickets", query="AADSTS53000", status="closed").data] == ["KITE-162"]
+
+
+def test_like_a_ticket(ctx):
+    result = call(ctx, "search_tickets", like_ticket_id="kite-162")
+    assert [h["id"] for h in result.data] == ["KITE-166"]
+    hit = result.data[0]
+    assert {"id", "title", "customer", "status", "matched"} <= hit.keys() and hit["matched"]
+    assert "No tickets look like KITE-214" in call(ctx, "search_tickets", like_ticket_id="KITE-214").text
+    assert "No ticket 'KITE-999'" in call(ctx, "search_tickets", like_ticket_id="KITE-999").text
+    assert "no searchable words" in call(ctx, "search_tickets", query="  ").text
+    with_words = call(ctx, "search_tickets", like_ticket_id="KITE-142", query="certificate", limit=3).data
+    assert "KITE-142" not in [h["id"] for h in with_words]
+
+
+def test_help_hits_show_the_lines_that_matched(ctx):
+    result = call(ctx, "search_help", query="AADSTS53003 on the warehouse scanners", limit=2)
+    first = result.data[0]
+    assert first["id"] == "sign-in-problems#3" and "AADSTS53003" in first["matched"][0]
+    assert result.text.startswith("[sign-in-problems#3] Blocked by your organisation's access policy — ")

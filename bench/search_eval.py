@@ -14,7 +14,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
@@ -85,9 +84,9 @@ def tune_bm25_cutoff(bm25: PlainBm25, similar: list[SimilarCase]) -> tuple[float
 def run_backend(backend: str, postgres_url: str | None, cases, scratch: str) -> dict:
     db, settings = fresh_database(backend, postgres_url, scratch)
     tools = KitebaseTools(ToolContext(db=db, settings=settings))
-    started = time.perf_counter()
-    tools.help("warm up")  # the first search builds the index from the rows
-    build_ms = (time.perf_counter() - started) * 1000
+    tools.help("warm up")  # the first search of each kind builds its index from the rows
+    tools.similar(cases[1][0].ticket)
+    build_ms = tools.ms["help"][0] + tools.ms["tickets"][0]
     tools.ms = {"help": [], "tickets": []}
     bm25 = PlainBm25(db)
     bm25.cutoff = tune_bm25_cutoff(bm25, cases[1])
@@ -107,7 +106,7 @@ def summary(result: dict) -> dict[str, dict[str, float]]:
 
 
 def print_backend(backend: str, report: dict) -> None:
-    print(f"\n{backend}  (index built on the first search in {report['index_build_ms']:.0f} ms; "
+    print(f"\n{backend}  (first searches, building the index from the rows: {report['index_build_ms']:.0f} ms; "
           f"BM25 similar-ticket cut-offs: {report['bm25_cutoff'][0]:.2f} of the ticket's own score, "
           f"{report['bm25_cutoff'][1]:.1f} of the best hit's)")
     header = f"{'system':<22}{'half':<10}" + "".join(f"{label:>11}" for _, label in COLUMNS)

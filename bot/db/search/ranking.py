@@ -12,7 +12,7 @@ from bot.db.models import Ticket
 from bot.db.search.bm25f import Bm25fIndex
 from bot.db.search.highlight import matched_lines
 from bot.db.search.params import PARAMS, SearchParams
-from bot.db.search.store import ANALYZER, Corpus, desk_index
+from bot.db.search.store import ANALYZER, Corpus, help_index, ticket_index
 
 
 @dataclass(frozen=True)
@@ -27,9 +27,9 @@ class UnknownTicket(LookupError):
 
 
 def search_help(session: Session, query: str, *, limit: int, params: SearchParams = PARAMS) -> list[Hit]:
-    index = desk_index(session)
+    index = help_index(session)
     with index.lock:
-        corpus = index.help
+        corpus = index.corpus
         terms = query_weights(corpus.index, query, params)
         ranked = _ranked(corpus, corpus.index.score(terms, params.help))[:limit]
         return [_hit(corpus, key, score, terms, body_only=True) for key, score in ranked]
@@ -37,9 +37,9 @@ def search_help(session: Session, query: str, *, limit: int, params: SearchParam
 
 def search_tickets(session: Session, query: str, *, limit: int, status: str | None = None,
                    exclude: str | None = None, params: SearchParams = PARAMS) -> list[Hit]:
-    index = desk_index(session)
+    index = ticket_index(session)
     with index.lock:
-        corpus = index.tickets
+        corpus = index.corpus
         terms = query_weights(corpus.index, query, params)
         scores = corpus.index.score(terms, params.tickets)
         scores.pop(exclude or "", None)
@@ -58,9 +58,9 @@ def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str
     match a long one on a single shared word. Hits under `like_min_similarity`, or far below the best hit
     (`like_relative`), are left out: they are usually the same symptom with another cause.
     """
-    index = desk_index(session)
+    index = ticket_index(session)
     with index.lock:
-        corpus = index.tickets
+        corpus = index.corpus
         if ticket_id not in corpus.index:
             raise UnknownTicket(ticket_id)
         terms = like_weights(corpus.index, ticket_id, params)

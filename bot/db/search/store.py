@@ -53,34 +53,46 @@ def _analysed(fields: tuple[str, ...]) -> tuple[list[list[str]], list[str]]:
     return terms, [w for value in fields for w in ANALYZER.words(value) if not ANALYZER.is_stop(w)]
 
 
-class DeskIndex:
+class HelpIndex:
+    """Help sections: rebuilt whenever their number changes (they are only ever loaded with the desk)."""
+
     def __init__(self) -> None:
-        self.help = Corpus(Bm25fIndex(HELP_FIELDS))
-        self.tickets = Corpus(Bm25fIndex(TICKET_FIELDS))
+        self.corpus = Corpus(Bm25fIndex(HELP_FIELDS))
         self.lock = threading.RLock()
-        self._generation: tuple[int, int, int] | None = None
+        self._count = -1
 
-    def refresh(self, session: Session) -> None:
-        row = session.execute(_GENERATION).one()
-        generation = (row[0] or 0, row[1], row[2])
-        if generation == self._generation:
+    def refresh(self, session: Session, generation: tuple[int, int, int]) -> None:
+        if generation[2] == self._count:
             return
-        old = self._generation or (0, -1, -1)
-        if generation[2] != old[2]:
-            self.help = Corpus(Bm25fIndex(HELP_FIELDS))
-            for section in session.exec(select(HelpSection)).all():
-                self.help.put(help_document(section.id, section.heading, section.article_title, section.body))
-        if generation[1] != old[1] or generation[0] < old[0]:
-            self.tickets = Corpus(Bm25fIndex(TICKET_FIELDS))
-            self._load_tickets(session, None)
-        elif generation[0] > old[0]:
-            changed = session.exec(select(TicketMessage.ticket_id).where(col(TicketMessage.id) > old[0])
-                                   .distinct()).all()
-            self._load_tickets(session, list(changed))
-        logger.debug("search index refreshed: generation %s → %s", old, generation)
-        self._generation = generation
+        corpus = Corpus(Bm25fIndex(HELP_FIELDS))
+        for section in session.exec(select(HelpSection)).all():
+            corpus.put(help_document(section.id, section.heading, section.article_title, section.body))
+        self.corpus, self._count = corpus, generation[2]
 
-    def _load_tickets(self, session: Session, ids: list[str] | None) -> None:
+
+class TicketIndex:
+    """Tickets: re-read the ones with messages newer than the last seen, or all when tickets come or go."""
+
+    def __init__(self) -> None:
+        self.corpus = Corpus(Bm25fIndex(TICKET_FIELDS))
+        self.lock = threading.RLock()
+        self._seen = (0, -1)  # newest message id, number of tickets
+
+    def refresh(self, session: Session, generation: tuple[int, int, int]) -> None:
+        newest, count = generation[0], generation[1]
+        if (newest, count) == self._seen:
+            return
+        if count != self._seen[1] or newest < self._seen[0]:
+            self.corpus = Corpus(Bm25fIndex(TICKET_FIELDS))
+            self._load(session, None)
+        else:
+            changed = session.exec(select(TicketMessage.ticket_id).where(col(TicketMessage.id) > self._seen[0])
+                                   .distinct()).all()
+            self._load(session, list(changed))
+        logger.debug("ticket index refreshed: %s → %s", self._seen, (newest, count))
+        self._seen = (newest, count)
+
+    def _load(self, session: Session, ids: list[str] | None) -> None:
         tickets = select(Ticket)
         messages = select(TicketMessage.ticket_id, TicketMessage.body).order_by(
             col(TicketMessage.created_at), col(TicketMessage.id))
@@ -91,8 +103,14 @@ class DeskIndex:
         for ticket_id, body in session.exec(messages).all():
             bodies.setdefault(ticket_id, []).append(body)
         for ticket in session.exec(tickets).all():
-            self.tickets.put(ticket_document(ticket.id, ticket.title, ticket.tags or [], bodies.get(ticket.id, []),
-                                             _timestamp(ticket.updated_at)))
+            self.corpus.put(ticket_document(ticket.id, ticket.title, ticket.tags or [], bodies.get(ticket.id, []),
+                                            _timestamp(ticket.updated_at)))
+
+
+@dataclass
+class DeskIndex:
+    help: HelpIndex = field(default_factory=HelpIndex)
+    tickets: TicketIndex = field(default_factory=TicketIndex)
 
 
 def _timestamp(value: datetime) -> float:
@@ -103,15 +121,34 @@ _indexes: weakref.WeakKeyDictionary[Engine, DeskIndex] = weakref.WeakKeyDictiona
 _registry_lock = threading.Lock()
 
 
-def desk_index(session: Session) -> DeskIndex:
-    """The index for the session's database, refreshed to what the session can see. Hold `.lock` while
-    using it."""
+def _desk(session: Session) -> DeskIndex:
     bind = session.get_bind()
     engine = bind if isinstance(bind, Engine) else bind.engine
     with _registry_lock:
         index = _indexes.get(engine)
         if index is None:
             index = _indexes[engine] = DeskIndex()
+    return index
+
+
+def _generation(session: Session) -> tuple[int, int, int]:
+    row = session.execute(_GENERATION).one()
+    return row[0] or 0, row[1], row[2]
+
+
+def help_index(session: Session) -> HelpIndex:
+    """The help index of the session's database, up to date with what the session sees. Hold `.lock`
+    while using `.corpus`."""
+    index = _desk(session).help
     with index.lock:
-        index.refresh(session)
+        index.refresh(session, _generation(session))
+    return index
+
+
+def ticket_index(session: Session) -> TicketIndex:
+    """The ticket index of the session's database, up to date with what the session sees. Hold `.lock`
+    while using `.corpus`."""
+    index = _desk(session).tickets
+    with index.lock:
+        index.refresh(session, _generation(session))
     return index

@@ -121,6 +121,17 @@ def print_backend(backend: str, report: dict) -> None:
             print(f"{name if half == 'all' else '':<22}{half:<10}{cells}{latency}")
 
 
+def by_kind(report: dict) -> None:
+    """Help recall@2 per kind of query, for every system."""
+    results = report["results"]
+    kinds = sorted({r["kind"] for r in next(iter(results.values()))["rows"] if "kind" in r})
+    cells = {name: {k: mean([r for r in res["rows"] if r.get("kind") == k], "help_r2") for k in kinds}
+             for name, res in results.items()}
+    print("help R@2 by kind of query: " + "; ".join(
+        f"{k} " + "/".join(f"{cells[name][k]:.2f}" for name in results) for k in kinds)
+          + f"  ({' / '.join(results)})")
+
+
 def parity(reports: dict[str, dict]) -> None:
     if len(reports) < 2:
         return
@@ -144,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         for backend in backends:
             reports[backend] = run_backend(backend, args.postgres, cases, scratch)
             print_backend(backend, reports[backend])
+            by_kind(reports[backend])
     parity(reports)
     if not args.postgres:
         print("\n(PostgreSQL skipped: pass --postgres URL or set KITEBASE_TEST_DATABASE_URL)", file=sys.stderr)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -25,16 +25,24 @@ class FieldParams:
     k1: float = 1.2
 
 
+Shape = tuple[tuple[int, int], ...]  # (field number, term frequency) for each field the term occurs in
+
+
 class Bm25fIndex:
-    """Documents by key; each document is a list of fields, each field a list of terms."""
+    """Documents by key; each document is a list of fields, each field a list of terms.
+
+    A posting is the term's shape in the document, e.g. ((0, 1), (2, 3)): once in the title, three times in
+    the first message. Equal shapes are one shared tuple, so a posting costs one dictionary entry.
+    """
 
     def __init__(self, fields: Sequence[str]):
         self.fields = tuple(fields)
-        self.postings: dict[str, dict[str, tuple[int, ...]]] = {}
+        self.postings: dict[str, dict[str, Shape]] = {}
         self.lengths: dict[str, tuple[int, ...]] = {}
         self.words: Counter[str] = Counter()  # surface word → number of documents, for typo correction
-        self._doc_words: dict[str, frozenset[str]] = {}
-        self._doc_terms: dict[str, frozenset[str]] = {}
+        self._doc_words: dict[str, tuple[str, ...]] = {}
+        self._doc_terms: dict[str, tuple[str, ...]] = {}
+        self._shapes: dict[Shape, Shape] = {}
         self._total = [0] * len(self.fields)
 
     def __len__(self) -> int:
@@ -47,12 +55,13 @@ class Bm25fIndex:
         """Add or replace a document."""
         self.remove(key)
         counts = [Counter(terms) for terms in fields]
-        self._doc_terms[key] = frozenset().union(*counts)
+        self._doc_terms[key] = tuple(sorted(set().union(*counts)))
         for term in self._doc_terms[key]:
-            self.postings.setdefault(term, {})[key] = tuple(c[term] for c in counts)
+            shape = tuple((f, c[term]) for f, c in enumerate(counts) if term in c)
+            self.postings.setdefault(term, {})[key] = self._shapes.setdefault(shape, shape)
         self.lengths[key] = tuple(len(terms) for terms in fields)
         self._total = [t + n for t, n in zip(self._total, self.lengths[key], strict=True)]
-        self._doc_words[key] = frozenset(words)
+        self._doc_words[key] = tuple(sorted(set(words)))
         self.words.update(self._doc_words[key])
 
     def remove(self, key: str) -> None:
@@ -76,12 +85,12 @@ class Bm25fIndex:
         df = self.df(term)
         return math.log(1 + (len(self) - df + 0.5) / (df + 0.5))
 
-    def terms_of(self, key: str) -> dict[str, tuple[int, ...]]:
-        """Term → per-field frequencies of one document (for "more like this" queries)."""
+    def terms_of(self, key: str) -> dict[str, Shape]:
+        """Term → shape (fields and frequencies) in one document (for "more like this" queries)."""
         return {t: self.postings[t][key] for t in self._doc_terms.get(key, ())}
 
     def score(self, query: Mapping[str, float], params: FieldParams,
-              only: Sequence[str] | None = None) -> dict[str, float]:
+              only: Collection[str] | None = None) -> dict[str, float]:
         """Every document matching at least one query term (or only those in `only`), with its BM25F score."""
         n = len(self)
         if not n:
@@ -95,12 +104,17 @@ class Bm25fIndex:
             if not docs or q_weight <= 0:
                 continue
             boost = q_weight * self.idf(term) * (k1 + 1)
-            matching = docs.items() if only is None else [(k, docs[k]) for k in only if k in docs]
-            for key, tfs in matching:
+            if only is None:
+                matching: Iterable[tuple[str, Shape]] = docs.items()
+            elif len(only) < len(docs):
+                matching = [(k, docs[k]) for k in only if k in docs]
+            else:
+                matching = [(k, shape) for k, shape in docs.items() if k in only]
+            for key, shape in matching:
                 lengths = self.lengths[key]
                 tf = 0.0
-                for (w, one_minus_b, b_avg), f_tf, f_len in zip(norm, tfs, lengths, strict=True):
-                    if f_tf:
-                        tf += w * f_tf / (one_minus_b + b_avg * f_len)
+                for f, f_tf in shape:
+                    w, one_minus_b, b_avg = norm[f]
+                    tf += w * f_tf / (one_minus_b + b_avg * lengths[f])
                 scores[key] = scores.get(key, 0.0) + boost * tf / (k1 + tf)
         return scores

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
 
@@ -90,16 +91,20 @@ def query_weights(index: Bm25fIndex, query: str, params: SearchParams) -> dict[s
 def like_weights(index: Bm25fIndex, ticket_id: str, params: SearchParams) -> dict[str, float]:
     """A query made of a ticket's own terms, each weighted by the fields it occurs in."""
     weights = {}
-    for term, tfs in index.terms_of(ticket_id).items():
+    for term, shape in index.terms_of(ticket_id).items():
         if index.df(term) > 1:
-            weights[term] = sum(w for w, tf in zip(params.like_fields, tfs, strict=True) if tf)
+            weights[term] = sum(params.like_fields[f] for f, _ in shape)
     return _rarest(index, weights, params.like_terms)
 
 
 def _mutual(index: Bm25fIndex, ticket_id: str, terms: dict[str, float], params: SearchParams) -> dict[str, float]:
-    scores = index.score(terms, params.tickets)
+    """Candidates share one of the ticket's rarest terms; the best of them by the full query are checked
+    both ways."""
+    seeds = _rarest(index, terms, params.like_seed_terms)
+    candidates = set().union(*(index.postings[term].keys() for term in seeds))
+    scores = index.score(terms, params.tickets, only=candidates)
     own = scores.pop(ticket_id, 0.0) or 1.0
-    forward = sorted(scores.items(), key=lambda item: -item[1])[:params.like_candidates]
+    forward = heapq.nlargest(params.like_candidates, scores.items(), key=lambda item: (item[1], item[0]))
     mutual = {}
     for key, score in forward:
         back = index.score(like_weights(index, key, params), params.tickets, only=(ticket_id, key))

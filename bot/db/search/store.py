@@ -45,7 +45,7 @@ class Corpus:
         self.docs[doc.key] = doc
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _analysed(fields: tuple[str, ...]) -> tuple[list[list[str]], list[str]]:
     """Terms per field and surface words of a document; remembered, since every process (and every test
     database) indexes mostly the same texts."""

@@ -25,8 +25,10 @@ deactivate: deactivate | deactivated | deprovision | deprovisioned | offboard | 
 provisioning: scim | provisioning | provision | automatic user provisioning | user provisioning | auto provisioning | just in time | jit
 spam: spam | junk | junk folder | spam folder | quarantine | quarantined | not spam | deliverability
 incident_report: postmortem | post mortem | incident report | root cause analysis | rca | outage report
+notification: notification | notifications | notified | notify | email for every | emails for every | email every time | emails every time | an email every
+mention: mention | mentions | mentioned | at mention | tagged | tags her | tags him | tags me | tag me | tag someone | someone tags
 digest: digest | daily digest | one summary a day | summary a day | once a day | daily summary | daily email
-outage: outage | down | downtime | is kitebase down | bad gateway | 502 | 503 | service unavailable | incident
+outage: outage | kitebase down | kitebase is down | is it down | app is down | site is down | went down | down for everyone | downtime | bad gateway | 502 | 503 | service unavailable | incident
 slow: slow | slowness | laggy | lag | sluggish | takes forever | crawl | spinner | freeze | freezes | performance
 timeline: timeline | gantt | gantt chart | schedule view
 xlsx: xlsx | excel | spreadsheet

@@ -17,7 +17,8 @@ class SearchParams:
     # "like this ticket": how much each of its fields contributes to the query (title, tags, first, errors, rest)
     like_fields: tuple[float, ...] = (1.0, 0.6, 2.0, 1.0, 2.0)
     like_terms: int = 48
-    like_seed_terms: int = 16  # candidates share at least one of the ticket's this many rarest terms
+    like_seed_terms: int = 16  # candidates are the best matches of the ticket's rarest terms...
+    like_pool: int = 200  # ... this many of them
     like_candidates: int = 12  # the best forward matches whose similarity is checked both ways
     like_min_similarity: float = 0.35  # mutual similarity a hit needs (each reaches this share of the other's score)
     like_relative: float = 0.8  # ... and this share of the best hit's similarity

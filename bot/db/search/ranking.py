@@ -98,11 +98,11 @@ def like_weights(index: Bm25fIndex, ticket_id: str, params: SearchParams) -> dic
 
 
 def _mutual(index: Bm25fIndex, ticket_id: str, terms: dict[str, float], params: SearchParams) -> dict[str, float]:
-    """Candidates share one of the ticket's rarest terms; the best of them by the full query are checked
-    both ways."""
-    seeds = _rarest(index, terms, params.like_seed_terms)
-    candidates = set().union(*(index.postings[term].keys() for term in seeds))
-    scores = index.score(terms, params.tickets, only=candidates)
+    """Candidates are the best matches of the ticket's rarest terms; the best of them by the full query
+    are checked both ways."""
+    seeds = index.score(_rarest(index, terms, params.like_seed_terms), params.tickets)
+    candidates = {key for key, _ in heapq.nlargest(params.like_pool, seeds.items(), key=lambda kv: (kv[1], kv[0]))}
+    scores = index.score(terms, params.tickets, only=candidates | {ticket_id})
     own = scores.pop(ticket_id, 0.0) or 1.0
     forward = heapq.nlargest(params.like_candidates, scores.items(), key=lambda item: (item[1], item[0]))
     mutual = {}

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from bot.config import Settings
 from bot.db import search
 from bot.db.engine import Database, create_schema
@@ -46,9 +44,9 @@ def like(db: Database, ticket_id: str) -> list[str]:
         return [hit.id for hit in search.similar_tickets(session, ticket_id, limit=5)]
 
 
-@pytest.mark.parametrize("query, answers", ISSUE_EXAMPLES)
-def test_the_issue_examples_find_their_section(db, query, answers):
-    assert answers & set(top(db, query)), top(db, query, 5)
+def test_the_issue_examples_find_their_section(db):
+    misses = [(query, top(db, query, 5)) for query, answers in ISSUE_EXAMPLES if not answers & set(top(db, query))]
+    assert misses == []
 
 
 def test_help_regression_subset(db):

@@ -32,7 +32,7 @@ def search_help(session: Session, query: str, *, limit: int, params: SearchParam
     with index.lock:
         corpus = index.corpus
         terms = query_weights(corpus.index, query, params)
-        ranked = _ranked(corpus, corpus.index.score(terms, params.help))[:limit]
+        ranked = _ranked(corpus, corpus.index.score(terms, params.help), limit)
         return [_hit(corpus, key, score, terms, body_only=True) for key, score in ranked]
 
 
@@ -44,7 +44,7 @@ def search_tickets(session: Session, query: str, *, limit: int, status: str | No
         terms = query_weights(corpus.index, query, params)
         scores = corpus.index.score(terms, params.tickets)
         scores.pop(exclude or "", None)
-        ranked = _ranked(corpus, scores)
+        ranked = _ranked(corpus, scores, None if status else limit)
     ranked = _with_status(session, ranked, status, limit)
     with index.lock:
         return [_hit(corpus, key, score, terms) for key, score in ranked]
@@ -70,8 +70,9 @@ def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str
                 terms[term] = terms.get(term, 0.0) + weight
         similar = _mutual(corpus.index, ticket_id, terms, params)
         best = max(similar.values(), default=0.0)
-        ranked = _ranked(corpus, {key: sim for key, sim in similar.items()
-                                  if sim >= max(params.like_min_similarity, params.like_relative * best)})
+        similar = {key: sim for key, sim in similar.items()
+                   if sim >= max(params.like_min_similarity, params.like_relative * best)}
+        ranked = _ranked(corpus, similar)
     ranked = _with_status(session, ranked, status, limit)
     with index.lock:
         return [_hit(corpus, key, score, terms) for key, score in ranked]
@@ -121,9 +122,12 @@ def _rarest(index: Bm25fIndex, weights: dict[str, float], keep: int) -> dict[str
 
 # --- results ------------------------------------------------------------------------------------------
 
-def _ranked(corpus: Corpus, scores: dict[str, float]) -> list[tuple[str, float]]:
-    """Best first; ties (to 9 digits, so float noise can't reorder them) by the newer document, then id."""
-    return sorted(scores.items(), key=lambda item: (-round(item[1], 9), -corpus.docs[item[0]].updated, item[0]))
+def _ranked(corpus: Corpus, scores: dict[str, float], limit: int | None = None) -> list[tuple[str, float]]:
+    """Best first (the first `limit`, or all); ties (to 9 digits, so float noise can't reorder them) by the
+    newer document, then id."""
+    def key(item: tuple[str, float]) -> tuple[float, float, str]:
+        return -round(item[1], 9), -corpus.docs[item[0]].updated, item[0]
+    return sorted(scores.items(), key=key) if limit is None else heapq.nsmallest(limit, scores.items(), key=key)
 
 
 def _with_status(session: Session, ranked: list[tuple[str, float]], status: str | None,

@@ -25,6 +25,7 @@ SPELLING = {"licence": "license", "licences": "licenses", "catalogue": "catalog"
 STOPWORDS = _FTS_STOPWORDS | frozenset(
     ["cant", "cannot", "couldnt", "dont", "doesnt", "didnt", "isnt", "wont", "arent", "wasnt", "werent", "im", "ive", "were", "weve", "theyre", "youre", "its", "thats", "theres", "hey", "hiya", "team", "folks", "anyone", "something", "anything", "still", "since", "get", "got", "getting", "us", "one", "would", "like", "know", "need", "want", "now", "yet", "way", "any", "every", "also", "just", "really"])
 CONCEPT = "~"
+MAX_CACHED_STEMS = 200_000
 
 
 class Analyzer:
@@ -68,6 +69,8 @@ class Analyzer:
             else:
                 with self._lock:
                     stem = self._stemmer.stemWord(word)
+            if len(self._stems) >= MAX_CACHED_STEMS:  # typos in queries would grow it forever
+                self._stems.clear()
             self._stems[word] = stem
         return stem
 

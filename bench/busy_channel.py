@@ -22,7 +22,6 @@ import tempfile
 import threading
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -118,16 +117,9 @@ def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interv
     process = start_serve(serve_env(database_url, slack, model, port), port, log)
     engine = create_engine(database_url)
     sender = SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET)
-    tickets = [f"KITE-{101 + i}" for i in range(mentions)]
     acks: list[float] = []
     click: dict[str, Any] = {}
     started = time.monotonic()
-
-    def mention(i: int) -> None:
-        t0 = time.monotonic()
-        _, (status, _) = sender.mention(f"handle {tickets[i]}", channel=f"CBUSY{i % channels:03d}")
-        acks.append((time.monotonic() - t0) * 1000)
-        assert status == 200, status
 
     def click_first_card() -> None:
         deadline = time.monotonic() + timeout
@@ -151,8 +143,12 @@ def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interv
 
     clicker = threading.Thread(target=click_first_card, daemon=True)
     clicker.start()
-    with ThreadPoolExecutor(max_workers=mentions) as pool:
-        list(pool.map(mention, range(mentions)))
+    load = subprocess.run([sys.executable, "-m", "bench.slack_load", f"http://127.0.0.1:{port}/slack/events", SECRET,
+                           "--mentions", str(mentions), "--channels", str(channels)], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    fired = json.loads(load.stdout)
+    assert all(status == 200 for status in fired["status"]), fired["status"]
+    acks.extend(fired["ack_ms"])
     all_waiting = all_cards = None
     deadline = started + timeout
     while time.monotonic() < deadline and (all_waiting is None or all_cards is None):

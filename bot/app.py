@@ -14,6 +14,7 @@ from bot.listeners import register_all
 from bot.runs.service import RunService
 from bot.slack.client import make_client
 from bot.slack.context import SlackContext
+from bot.slack.identity import BotIdentity
 
 logger = logging.getLogger(__name__)
 
@@ -37,9 +38,13 @@ def build_app(settings: Settings, db: Database, *, service: RunService | None = 
     ctx = SlackContext(settings=settings, service=service, client=client or make_client(settings, timeout=3))
     ctx.dispatch = dispatch if dispatch is not None else build_dispatch(settings, service)
     signing = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
-    app = App(client=ctx.client, signing_secret=signing, token_verification_enabled=False,
-              request_verification_enabled=settings.slack_app_token is None, ignoring_self_events_enabled=True,
-              process_before_response=True)
+    ctx.identity = BotIdentity(ctx.client.token)
+    tokenless = WebClient(base_url=ctx.client.base_url, timeout=ctx.client.timeout)  # the token comes from authorize
+    tokenless.retry_handlers.clear()
+    # Request signatures are checked before Bolt, by bot/server.make_wsgi (with a clear 401 for every way a
+    # request can be unsigned); Socket Mode needs none.
+    app = App(client=tokenless, signing_secret=signing, authorize=ctx.identity.authorizer(),
+              request_verification_enabled=False, ignoring_self_events_enabled=True, process_before_response=True)
     register_all(app, ctx)
 
     @app.error

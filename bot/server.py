@@ -19,8 +19,9 @@ from sqlalchemy import text
 
 from bot.app import build_app
 from bot.config import Settings
-from bot.db.engine import Database
+from bot.db.engine import Database, urgent_writes
 from bot.db.open import open_database
+from bot.pressure import answering
 from bot.runs.processes import Liveness
 from bot.slack.requests import MAX_BODY, check_request
 
@@ -44,6 +45,8 @@ def make_wsgi(app: App, db: Database, signing_secret: str | None = None) -> Call
             if problem is not None:
                 return _json(start_response, problem.status, {"ok": False, "error": problem.message})
             environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
+            with answering(), urgent_writes():  # Slack waits for this answer: it goes before the runs' work
+                return slack(environ, start_response)
         return slack(environ, start_response)
 
     return wsgi
@@ -84,6 +87,8 @@ def serve(settings: Settings) -> int:
         return 2
     db = open_database(settings)
     app, ctx = build_app(settings, db)
+    ctx.identity.learn_in_background(ctx.client)
+    ctx.service.warm_up()  # the first burst of mentions must not pay for compiling statements
     liveness = Liveness(db, ctx.service.owner, "serve").start()
     background = Background(settings, ctx) if settings.execution == "embedded" else None
     if background is None:
@@ -98,6 +103,7 @@ def serve(settings: Settings) -> int:
     finally:
         if background is not None:
             background.stop()
+        ctx.identity.stop()
         liveness.stop()
 
 
@@ -112,7 +118,8 @@ def _listen(settings: Settings, app: App, db: Database) -> int:
 
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
-    waitress_serve(make_wsgi(app, db, secret), host="0.0.0.0", port=settings.port, threads=16, ident="kitebase")
+    waitress_serve(make_wsgi(app, db, secret), host="0.0.0.0", port=settings.port, threads=settings.http_threads,
+                   ident="kitebase")
     return 0
 
 
@@ -135,6 +142,8 @@ class Background:
 
         self.sender.start()
         self.scheduler.start()
+        for approver in sorted(a for a in self.ctx.settings.approvers if a.startswith(("U", "W"))):
+            self.ctx.service.home_opened(approver)  # their App Home shows the drafts waiting for them
         settings = self.ctx.settings
         recover_runs(self.ctx.service, datetime.now(UTC), self.ctx.dispatch, at_start=True,
                      stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,

@@ -84,6 +84,7 @@ def start_harness(settings: Settings, db: Database, *, model_factory: Any = None
     settings = harness_settings(settings, slack)
     service = RunService(db, settings, model_factory=model_factory) if model_factory else RunService(db, settings)
     app, ctx = build_app(settings, db, service=service)
+    ctx.identity.learn(ctx.client)  # serve does this in the background at start-up
     sender = OutboxSender(db, settings, make_client(settings)).start()
     server = create_server(make_wsgi(app, db, SECRET), host="127.0.0.1", port=0, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)

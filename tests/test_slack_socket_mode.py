@@ -105,6 +105,7 @@ def test_socket_mode_mention_then_approval_click(stand_ins, settings, db):
         "slack_min_interval_seconds": 0.02, "slack_rate_scale": 100.0,
         "escalation_channel": settings.escalation_channel or "CQUEUE"})
     app, ctx = build_app(settings, db)
+    ctx.identity.learn(ctx.client)
     sender = OutboxSender(db, settings, make_client(settings)).start()
     handler = SocketModeHandler(app, APP_TOKEN)
     try:

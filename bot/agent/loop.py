@@ -23,6 +23,7 @@ from bot.agent.state import PendingCall, RunState, StepRecord, fingerprint
 from bot.agent.summary import summarize
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.pressure import let_requests_pass
 from tools import Tool, ToolContext, ToolError, ToolResult, execute
 
 logger = logging.getLogger(__name__)
@@ -96,9 +97,11 @@ class AgentLoop:
         return state
 
     def _turn(self, state: RunState) -> StepRecord:
+        let_requests_pass()
         history.check(state.messages)
         response = self.model.complete(system=self.system_prompt, tools=self.definitions, messages=state.messages,
                                        max_tokens=self.settings.max_output_tokens)
+        let_requests_pass()
         step = self._account(state, response)
         self.observer.on_model_response(state, response)
         policy = STOP_POLICY.get(response.stop_reason or "", "unknown")

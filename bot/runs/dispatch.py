@@ -8,6 +8,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from bot.agent.state import RunState
+from bot.pressure import let_requests_pass
 from bot.runs.service import RunService
 
 logger = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ class Dispatcher:
     def _continue(self, run_id: int) -> RunState | None:
         state = None
         while True:
+            let_requests_pass(0.2)
             try:
                 state = self.service.resume(run_id)
             except Exception:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from sqlalchemy import bindparam, select
 from sqlmodel import Session
 
 from bot.db.models import Run, Ticket
 from bot.runs.errors import BadInput
 from tools import ticket_ids_in
 
+_TICKET_EXISTS = select(Ticket.__table__.c.id).where(Ticket.__table__.c.id == bindparam("id"))
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -32,7 +34,7 @@ def check_goal(session: Session, goal: str, max_chars: int) -> str:
     ids = ticket_ids_in(goal)
     if not ids:
         raise BadInput("I couldn't find a ticket id in that request. Ids look like KITE-142.")
-    if session.get(Ticket, ids[0]) is None:
+    if session.connection().execute(_TICKET_EXISTS, {"id": ids[0]}).first() is None:
         raise BadInput(f"There is no ticket {ids[0]}. Ids look like KITE-142; "
                        "`kitebase search tickets WORDS` finds one by its words.")
     return ids[0]

@@ -8,13 +8,15 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from types import SimpleNamespace
 
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from bot.db.engine import Database
-from bot.db.models import LIVE_STATUSES, Delivery, Run
+from bot.db.models import LIVE_STATUSES, Delivery, Run, Ticket, utcnow
+from bot.db.statements import insert_ignore
 from bot.runs import outbox
 from bot.runs.errors import BadInput
 from bot.runs.goals import check_goal, clean_text, live_run_sentence
@@ -59,26 +61,30 @@ def strip_mentions(text: str) -> str:
 
 
 def record(db: Database, request: Request, *, model: str, max_goal_chars: int) -> Intake:
-    """Record the request; the caller acknowledges Slack after this returns and dispatches `run_id`."""
+    """Record the request; the caller acknowledges Slack after this returns and dispatches `run_id`.
+
+    The first attempt counts on the database's one-live-run-per-ticket index rather than looking first
+    (Slack waits for this); when the index refuses, the request is recorded again, looking first, so the
+    thread is told which run already works the ticket."""
     for attempt in range(ATTEMPTS):
         try:
             with db.session() as session:
                 if not _claim(session, request.key):
                     return Intake(duplicate=True)
-                return _record(session, request, model=model, max_goal_chars=max_goal_chars)
-        except IntegrityError:  # another request made the ticket's run live at the same moment: look again
+                return _record(session, request, model=model, max_goal_chars=max_goal_chars, look_first=attempt > 0)
+        except IntegrityError:
             if attempt == ATTEMPTS - 1:
                 raise
-            logger.info("request %s raced another for the same ticket; recording it again", request.key)
+            logger.info("request %s: its ticket already has a live run; recording it again", request.key)
     raise AssertionError("unreachable")
 
 
 def _claim(session: Session, key: str) -> bool:
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    return bool(session.execute(dialect.insert(Delivery).values(key=key).on_conflict_do_nothing()).rowcount)
+    return bool(insert_ignore(session, Delivery.__table__, {"key": key, "run_id": None, "created_at": utcnow()},
+                              conflict=("key",)))
 
 
-def _record(session: Session, request: Request, *, model: str, max_goal_chars: int) -> Intake:
+def _record(session: Session, request: Request, *, model: str, max_goal_chars: int, look_first: bool) -> Intake:
     goal = strip_mentions(clean_text(request.text))
     if request.thread_ts and request.thread_ts != request.ts:
         run = session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
@@ -89,21 +95,22 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
         ticket_id = check_goal(session, goal, max_goal_chars)
     except BadInput as exc:
         return _tell(session, request, str(exc))
-    live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE_STATUSES))).first()
-    if live is not None:
-        return _tell(session, request, live_run_sentence(live))
-    run = Run(goal=goal, ticket_id=ticket_id, status="queued", model=model, started_by=request.user,
-              origin={"surface": "slack", "channel": request.channel, "thread_ts": request.reply_ts,
-                      "team": request.team, "user": request.user, "ts": request.ts},
-              thread_key=f"{request.channel}:{request.reply_ts}" if request.reply_ts else None,
-              messages=[{"role": "user", "content": [{"type": "text", "text": goal}]}])
-    session.add(run)
-    session.flush()  # the one-live-run-per-ticket index speaks here
+    if look_first:
+        live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE_STATUSES))).first()
+        if live is not None:
+            return _tell(session, request, live_run_sentence(live))
+    now = utcnow()
+    values = {"goal": goal, "ticket_id": ticket_id, "status": "queued", "model": model, "started_by": request.user,
+              "origin": {"surface": "slack", "channel": request.channel, "thread_ts": request.reply_ts,
+                         "team": request.team, "user": request.user, "ts": request.ts},
+              "thread_key": f"{request.channel}:{request.reply_ts}" if request.reply_ts else None,
+              "messages": [{"role": "user", "content": [{"type": "text", "text": goal}]}],
+              "created_at": now, "updated_at": now, **_NEW_RUN}
+    run_id = session.connection().execute(_INSERT_RUN, values).scalar_one()  # the live-run index speaks here
+    run = SimpleNamespace(id=run_id, **values)  # what the outbox needs to know of it
     if request.ts is None:
         outbox.request(session, run, goal)
     outbox.timeline(session, run, 1, {"kind": "start"})
-    outbox.home(session, request.user)
-    outbox.homes_changed(session)
     _link(session, request.key, run.id)
     return Intake(run_id=run.id)
 
@@ -131,8 +138,24 @@ def _tell(session: Session, request: Request, sentence: str) -> Intake:
     return Intake(told=sentence)
 
 
+_INSERT_RUN = insert(Run.__table__).returning(Run.__table__.c.id)
+_NEW_RUN = {"steps": 0, "input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0,
+            "cost_usd": 0.0, "segment_steps": 0, "segment_tokens": 0, "segment_cost_usd": 0.0,
+            "segment_active_seconds": 0.0, "segment_first_message": 0}
+_LINK = update(Delivery.__table__).where(Delivery.__table__.c.key == bindparam("k")).values(run_id=bindparam("r"))
+
+
 def _link(session: Session, key: str, run_id: int) -> None:
-    delivery = session.get(Delivery, key)
-    if delivery is not None:
-        delivery.run_id = run_id
-        session.add(delivery)
+    session.connection().execute(_LINK, {"k": key, "r": run_id})
+
+
+def warm_up(db: Database, *, model: str, max_goal_chars: int) -> None:
+    """Run the recording of a request once in a transaction that is rolled back: the statements Slack's
+    acknowledgement waits on are compiled before the first real request. Nothing is written."""
+    with Session(db.engine) as session:
+        ticket = session.connection().execute(select(Ticket.__table__.c.id).limit(1)).scalar()
+        if ticket is not None:
+            _claim(session, "warm-up")
+            _record(session, Request(text=f"handle {ticket}", user="U0WARMUP", channel="C0WARMUP", ts="0.0"),
+                    model=model, max_goal_chars=max_goal_chars, look_first=True)
+        session.rollback()

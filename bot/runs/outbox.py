@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
+from bot.db.statements import insert_ignore
 from bot.db.models import LIVE_STATUSES, Approval, Escalation, Outbox, Run, utcnow
 
 ANSWER, FIRST, PROGRESS, BACKGROUND = 0, 1, 2, 3  # priorities: answers to people go first
@@ -53,14 +53,12 @@ def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | N
               "parent_id": parent_id, "channel": channel, "thread_ts": thread_ts, "user": user, "payload": payload,
               "version": 1, "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
               "created_at": utcnow(), "updated_at": utcnow()}
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    inserted = session.execute(dialect.insert(Outbox).values(**values).on_conflict_do_nothing(
-        index_elements=["key"])).rowcount
-    if not inserted:
-        bump(session, key, payload=payload)
+    inserted = insert_ignore(session, Outbox.__table__, values, conflict=("key",), returning="id")
     _mark(session)
-    row_id = session.exec(select(Outbox.id).where(Outbox.key == key)).one()
-    return int(row_id)
+    if inserted is not None:
+        return int(inserted)
+    bump(session, key, payload=payload)
+    return int(session.exec(select(Outbox.id).where(Outbox.key == key)).one())
 
 
 def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -> bool:
@@ -152,7 +150,7 @@ def request(session: Session, run: Run, text: str) -> int:
     row_id = put(session, key=f"request:{run.id}", kind="request", priority=FIRST, run_id=run.id,
                  channel=origin.get("channel"), payload={"user": origin.get("user"), "text": text})
     run.origin = {**origin, "request_row": row_id}
-    session.add(run)
+    session.execute(update(Run).where(col(Run.id) == run.id).values(origin=run.origin))
     return row_id
 
 

@@ -4,7 +4,8 @@ happened. Claims stay on a row until its outcome is known, so a row found claime
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, update
@@ -16,10 +17,32 @@ from bot.db.models import Outbox, Run, utcnow
 GIVE_UP_AFTER = 40  # attempts (with backoff capped at 30 s: more than 15 minutes of trying)
 
 
-def pending(db: Database) -> list[Outbox]:
+@dataclass(frozen=True)
+class Due:
+    """What the sender needs to choose a row (the row itself is read when it is claimed)."""
+
+    id: int
+    kind: str
+    channel: str | None
+    thread_ts: str | None
+    ts: str | None
+    parent_id: int | None
+    user: str | None
+    priority: int
+    next_attempt_at: datetime
+    streaming: bool
+
+
+_PENDING = select(Outbox.id, Outbox.kind, Outbox.channel, Outbox.thread_ts, Outbox.ts, Outbox.parent_id, Outbox.user,
+                  Outbox.priority, Outbox.next_attempt_at, Outbox.state).where(
+    col(Outbox.status) == "pending").order_by(col(Outbox.id))
+
+
+def pending(db: Database) -> list[Due]:
     """Every row with something to deliver, oldest first (the sender orders by priority itself)."""
     with db.session() as session:
-        return list(session.exec(select(Outbox).where(col(Outbox.status) == "pending").order_by(col(Outbox.id))).all())
+        rows = session.connection().execute(_PENDING).all()
+    return [Due(*row[:9], streaming=(row[9] or {}).get("mode") == "stream") for row in rows]
 
 
 def count_pending(db: Database) -> int:
@@ -115,5 +138,6 @@ def set_state(db: Database, row_id: int, state: dict[str, Any], *, ts: str | Non
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(**values))
 
 
-def due_now(row: Outbox, now: datetime) -> bool:
-    return row.next_attempt_at <= now
+def due_now(row: Due, now: datetime) -> bool:
+    when = row.next_attempt_at if row.next_attempt_at.tzinfo else row.next_attempt_at.replace(tzinfo=UTC)
+    return when <= now

@@ -4,6 +4,7 @@ everything needed lives in the database, and a lease keeps two workers off the s
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -51,7 +52,7 @@ class RunService:
     def __init__(self, db: Database, settings: Settings, *, model_factory: Callable[[], ModelClient] | None = None,
                  owner: str | None = None):
         self.db, self.settings = db, settings
-        self.model_factory = model_factory or (lambda: build_model(settings))
+        self.model_factory = model_factory or _shared_model(settings)
         self.owner = owner or owner_name()
         self._model_name: str | None = None
 
@@ -90,6 +91,10 @@ class RunService:
             with self.db.session() as session:
                 live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE))).first()
             raise BadInput(live_run_sentence(live) if live else f"{ticket_id} already has a live run.") from None
+
+    def warm_up(self) -> None:
+        """Before serving: build the model client and compile the statements a request waits on."""
+        intake.warm_up(self.db, model=self.model_name, max_goal_chars=self.settings.max_goal_chars)
 
     def record_request(self, request: Request) -> Intake:
         """A Slack request, recorded in one transaction before Slack is acknowledged (see bot/runs/intake.py)."""
@@ -282,6 +287,21 @@ class RunService:
             if run is None:
                 return None
             return state_from_run(run, [a for a in pending_approvals(session, run_id) if a.status == "pending"])
+
+
+def _shared_model(settings: Settings) -> Callable[[], ModelClient]:
+    """One model client for every run of this service (the SDK's client is thread-safe; building one per run
+    costs an SSL context and a connection pool each time)."""
+    model: list[ModelClient] = []
+    lock = threading.Lock()
+
+    def factory() -> ModelClient:
+        with lock:
+            if not model:
+                model.append(build_model(settings))
+            return model[0]
+
+    return factory
 
 
 def _decisions_text(approvals: list[Approval]) -> str:

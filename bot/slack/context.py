@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from slack_sdk import WebClient
 
@@ -20,6 +21,7 @@ class SlackContext:
     client: WebClient  # for views.open only (a trigger_id lives 3 s); everything else goes through the outbox
     dispatch: Callable[[int, str | None], object] = lambda run_id, note=None: None
     groups: GroupCache = field(default_factory=GroupCache)
+    identity: Any = None  # bot.slack.identity.BotIdentity, set by build_app
 
     @property
     def db(self):  # type: ignore[no-untyped-def]

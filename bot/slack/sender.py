@@ -25,8 +25,10 @@ from slack_sdk.errors import SlackApiError
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Outbox, utcnow
+from bot.pressure import let_requests_pass
 from bot.redact import redact, redact_obj
 from bot.runs import outbox, outbox_claims, processes
+from bot.runs.outbox_claims import Due
 from bot.slack.pacing import Pacing
 from bot.slack.render import METADATA_TYPE, Call, Delivery, Renderer
 
@@ -34,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 LOCK = "outbox-sender"
 LOCK_SECONDS = 10.0
+MIN_ROUND = 0.02  # seconds between two looks at the outbox
 TRANSIENT = frozenset({"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout",
                        "timeout"})
 AUTH = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"})
@@ -83,12 +86,15 @@ class OutboxSender:
     def _loop(self) -> None:
         while not self._stop.is_set():
             outbox.wake.clear()
+            let_requests_pass(0.2)
+            started = time.monotonic()
             try:
                 delay = self.tick()
             except Exception:
                 logger.exception("outbox sender: a round failed; trying again")
                 delay = 1.0
             outbox.wake.wait(delay)
+            time.sleep(max(0.0, MIN_ROUND - (time.monotonic() - started)))  # a burst of wakes is one round
 
     # --- choosing what to send -----------------------------------------------------------------------
 
@@ -111,7 +117,7 @@ class OutboxSender:
             if held_back or row.id in busy_rows or row.parent_id in unposted:
                 continue
             if not outbox_claims.due_now(row, now_utc):
-                wait = min(wait, max(0.05, (row.next_attempt_at - now_utc).total_seconds()))
+                wait = min(wait, 0.25)
                 continue
             eligible.append(row)
         for row in sorted(eligible, key=lambda r: (r.priority, r.id)):
@@ -259,15 +265,15 @@ def _backoff(attempts: int) -> float:
     return min(30.0, 2.0 ** max(0, attempts - 1)) * random.uniform(0.75, 1.0)
 
 
-def _thread(row: Outbox) -> str | None:
+def _thread(row: Due | Outbox) -> str | None:
     return f"{row.channel}:{row.thread_ts}" if row.channel and row.thread_ts and row.kind != "ephemeral" else None
 
 
-def _creates(row: Outbox) -> bool:
+def _creates(row: Due) -> bool:
     return row.ts is None and row.kind not in ("home", "ephemeral", "transcript")
 
 
-def _lane(row: Outbox) -> str:
+def _lane(row: Due) -> str:
     """Deliveries of one lane go one at a time (a thread; else the message itself)."""
     if row.kind == "home":
         return f"home:{row.user}"
@@ -276,7 +282,7 @@ def _lane(row: Outbox) -> str:
     return _thread(row) or f"row:{row.id}"
 
 
-def _first_method(row: Outbox) -> str:
+def _first_method(row: Due) -> str:
     if row.kind == "home":
         return "views.publish"
     if row.kind == "ephemeral":
@@ -285,4 +291,4 @@ def _first_method(row: Outbox) -> str:
         return "files.completeUploadExternal"
     if row.ts is None:
         return "chat.postMessage"
-    return "chat.appendStream" if (row.state or {}).get("mode") == "stream" else "chat.update"
+    return "chat.appendStream" if row.streaming else "chat.update"

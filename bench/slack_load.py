@@ -1,0 +1,51 @@
+"""Fire signed Slack requests at a running `kitebase serve` from many clients at once, in a process of its
+own (so the load generator's work does not slow the server it measures, nor the stand-ins beside it).
+
+    python -m bench.slack_load URL SECRET --mentions 50 [--channels 1] [--first 101]
+
+Prints one JSON object: the acknowledgement latency of every request in milliseconds, in sending order."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.fakes.slack_requests import SlackSender  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("url")
+    parser.add_argument("secret")
+    parser.add_argument("--mentions", type=int, default=50)
+    parser.add_argument("--channels", type=int, default=1)
+    parser.add_argument("--first", type=int, default=101)
+    args = parser.parse_args()
+    sender = SlackSender(args.url, args.secret)
+    results: list[tuple[int, float, int]] = []
+    lock, start = threading.Lock(), threading.Barrier(args.mentions)
+
+    def mention(i: int) -> None:
+        start.wait()
+        t0 = time.perf_counter()
+        _, (status, _) = sender.mention(f"handle KITE-{args.first + i}", channel=f"CBUSY{i % args.channels:03d}")
+        with lock:
+            results.append((i, (time.perf_counter() - t0) * 1000, status))
+
+    threads = [threading.Thread(target=mention, args=(i,)) for i in range(args.mentions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    results.sort()
+    print(json.dumps({"ack_ms": [round(r[1], 2) for r in results], "status": [r[2] for r in results]}))
+
+
+if __name__ == "__main__":
+    main()

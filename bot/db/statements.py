@@ -1,0 +1,30 @@
+"""Hot-path statements built once per dialect and executed through the session's connection with plain
+parameters (no ORM unit of work, no statement construction per call): the writes Slack's acknowledgement
+waits for, and the outbox rows every checkpoint writes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Table
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session
+
+_cache: dict[tuple[str, str, tuple[str, ...], str | None], Any] = {}
+
+
+def insert_ignore(session: Session, table: Table, values: dict[str, Any], *, conflict: tuple[str, ...],
+                  returning: str | None = None) -> Any:
+    """INSERT … ON CONFLICT DO NOTHING [RETURNING col]; returns the returned value (None when the row was
+    already there) or the row count."""
+    dialect = session.get_bind().dialect.name
+    key = (dialect, table.name, conflict, returning)
+    statement = _cache.get(key)
+    if statement is None:
+        module = postgresql if dialect == "postgresql" else sqlite
+        statement = module.insert(table).on_conflict_do_nothing(index_elements=list(conflict))
+        if returning is not None:
+            statement = statement.returning(table.c[returning])
+        _cache[key] = statement
+    result = session.connection().execute(statement, values)
+    return result.scalar() if returning is not None else result.rowcount

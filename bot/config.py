@@ -39,6 +39,7 @@ class Settings(BaseSettings):
 
     # Tools
     tool_result_max_chars: int = Field(8000, ge=200, validation_alias="KITEBASE_TOOL_RESULT_MAX_CHARS")
+    tool_timeout_seconds: float = Field(30.0, gt=0, le=600, validation_alias="KITEBASE_TOOL_TIMEOUT_SECONDS")
     approval_tools: Annotated[frozenset[str], NoDecode] = Field(
         frozenset({"reply_to_customer"}), validation_alias="KITEBASE_APPROVAL_TOOLS"
     )

@@ -20,9 +20,20 @@ class GuardTripped(RunStopped):
 
 
 class ModelCallFailed(RunStopped):
-    """The model API could not be reached or refused the request, after the SDK's own retries."""
+    """The model API could not be reached, refused the request, or answered with something that is not a
+    message (after our retries). `raw` keeps a malformed body for the step log."""
 
     kind = "model_error"
+
+    def __init__(self, message: str, raw: str | None = None):
+        super().__init__(message)
+        self.raw = raw
+
+
+class DeadlineReached(ModelCallFailed):
+    """The run's time allowance ran out while a model call was under way (the call was cut short)."""
+
+    kind = "guard"
 
 
 class MalformedHistory(Exception):

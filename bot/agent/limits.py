@@ -42,13 +42,16 @@ class Limits:
                                "(KITEBASE_COST_BUDGET_USD)")
         if active_seconds >= self.deadline_seconds:
             raise GuardTripped("deadline", active_seconds, self.deadline_seconds,
-                               f"deadline passed: {active_seconds:.1f}s of {self.deadline_seconds:g}s "
-                               "(KITEBASE_DEADLINE_SECONDS)")
+                               self.deadline_message(active_seconds))
         name, count = self.most_repeated(state)
         if count > self.max_repeats + 1:
             raise GuardTripped("repetition", count, self.max_repeats,
                                f"repetition: {name} was called {count} times with the same arguments, "
                                f"again after a warning (KITEBASE_MAX_REPEATS={self.max_repeats})")
+
+    def deadline_message(self, active_seconds: float, during_call: bool = False) -> str:
+        cut = "; the model call under way was cut short" if during_call else ""
+        return f"deadline passed: {active_seconds:.1f}s of {self.deadline_seconds:g}s (KITEBASE_DEADLINE_SECONDS){cut}"
 
     def repeat_count(self, state: RunState, name: str, arguments: dict[str, Any]) -> int:
         """How often this exact call appears in the current allowance's history (the current turn included)."""

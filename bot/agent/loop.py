@@ -10,21 +10,23 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bot.agent import history, pricing
-from bot.agent.errors import GuardTripped, MalformedHistory, ModelCallFailed
+from bot.agent import checks, history, pricing
+from bot.agent.errors import DeadlineReached, GuardTripped, MalformedHistory, ModelCallFailed
 from bot.agent.events import Observer, Observers
 from bot.agent.limits import Limits
 from bot.agent.model import ModelClient, ModelResponse
 from bot.agent.prompts import SYSTEM_PROMPT
-from bot.agent.state import PendingCall, RunState, StepRecord, fingerprint
+from bot.agent.screen import Screen
+from bot.agent.state import PendingCall, RunState, StepRecord
 from bot.agent.summary import summarize
+from bot.agent.toolrun import run_calls
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.pressure import let_requests_pass
-from tools import Tool, ToolContext, ToolError, ToolResult, execute
+from bot.redact import redact
+from tools import Tool, ToolContext, ToolResult, execute
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +49,6 @@ STOP_MESSAGES = {
     "refusal": "the model declined to continue (refusal); not retried",
     "context_window": "the conversation no longer fits the model's context window",
 }
-NOT_RUN_NOTE = "Not run: the run stopped before this call could be executed."
 
 
 class AgentLoop:
@@ -60,6 +61,7 @@ class AgentLoop:
         self.system_prompt = system_prompt
         self.run_id = run_id
         self.limits = Limits.from_settings(settings)
+        self.screen = Screen(registry, settings.approval_tools, self.limits)
         self.definitions = [tool.definition() for tool in registry.values()]
 
     # --- driving ------------------------------------------------------------------------------
@@ -74,13 +76,18 @@ class AgentLoop:
         while state.status == "running":
             try:
                 self.limits.check(state, active())
-                step = self._turn(state)
+                step = self._turn(state, time_left=self.limits.deadline_seconds - active())
             except GuardTripped as guard:
                 self.escalate(state, "guard", str(guard))
-                step = StepRecord(number=state.steps, kind="guard", text=str(guard))
+                step = StepRecord(number=state.steps, kind="guard", text=state.reason)
+            except DeadlineReached:
+                reason = self.limits.deadline_message(active(), during_call=True)
+                self.escalate(state, "guard", reason)
+                step = StepRecord(number=state.steps, kind="guard", text=state.reason)
             except ModelCallFailed as failure:
                 self.escalate(state, failure.kind, str(failure))
-                step = StepRecord(number=state.steps, kind="error", text=str(failure))
+                raw = [{"type": "malformed_response", "body": redact(failure.raw[:20_000])}] if failure.raw else None
+                step = StepRecord(number=state.steps, kind="error", text=state.reason, response=raw)
             except MalformedHistory as bad:
                 logger.error("refusing to send a malformed history: %s", bad)
                 state.status, state.stop_kind = "failed", "malformed_history"
@@ -96,13 +103,19 @@ class AgentLoop:
             self.observer.on_finished(state)
         return state
 
-    def _turn(self, state: RunState) -> StepRecord:
+    def _turn(self, state: RunState, time_left: float) -> StepRecord:
         let_requests_pass()
         history.check(state.messages)
         response = self.model.complete(system=self.system_prompt, tools=self.definitions, messages=state.messages,
-                                       max_tokens=self.settings.max_output_tokens)
+                                       max_tokens=self.settings.max_output_tokens, timeout=time_left)
         let_requests_pass()
         step = self._account(state, response)
+        problems = checks.response_problems(response.content, checks.earlier_tool_ids(state.messages))
+        if problems:  # acted on nothing: not appended, no tool run; the raw response stays in the step log
+            step.kind = "error"
+            self.escalate(state, "model_error", "the model's reply was malformed, so nothing in it was run: "
+                          + "; ".join(problems[:5]))
+            return step
         self.observer.on_model_response(state, response)
         policy = STOP_POLICY.get(response.stop_reason or "", "unknown")
 
@@ -133,9 +146,10 @@ class AgentLoop:
         state.segment_tokens += usage.total
         state.cost_usd += cost
         state.segment_cost_usd += cost
-        return StepRecord(number=state.steps, stop_reason=response.stop_reason,
-                          text=history.text_of(response.content), response=response.content, usage=usage,
-                          latency_ms=response.latency_ms, cost_usd=cost)
+        content = response.content if isinstance(response.content, list) else []
+        text = history.text_of([b for b in content if isinstance(b, dict)])
+        return StepRecord(number=state.steps, stop_reason=response.stop_reason, text=text, response=response.content,
+                          usage=usage, latency_ms=response.latency_ms, cost_usd=cost)
 
     # --- stop reasons -------------------------------------------------------------------------
 
@@ -169,8 +183,9 @@ class AgentLoop:
         state.summary = summarize(state.messages)
 
     def escalate(self, state: RunState, kind: str, reason: str) -> None:
-        state.status, state.stop_kind, state.reason = "escalated", kind, reason
-        state.summary = summarize(state.messages, [c.__dict__ for c in state.pending_calls])
+        """The run stops and goes to a person; its reason and summary are cut of secrets before anyone sees them."""
+        state.status, state.stop_kind, state.reason = "escalated", kind, redact(reason)
+        state.summary = redact(summarize(state.messages, [c.__dict__ for c in state.pending_calls]))
 
     # --- tools --------------------------------------------------------------------------------
 
@@ -184,7 +199,7 @@ class AgentLoop:
         held: list[PendingCall] = []
         runnable: list[dict[str, Any]] = []
         for use in uses:
-            verdict = self._screen(state, use)
+            verdict = self.screen(state, use, self._context(str(use["id"])))
             if verdict is None:
                 runnable.append(use)
             elif isinstance(verdict, PendingCall):
@@ -202,9 +217,9 @@ class AgentLoop:
                                                           "input": call.input}, results[call.tool_use_id], 0, "refused")
             held = []
         for call in held:
+            why = "waiting for approval" + (" (a write to another ticket than the run's own)" if call.other_ticket else "")
             records[call.tool_use_id] = {"id": call.tool_use_id, "name": call.name, "input": call.input,
-                                         "result": "waiting for approval", "is_error": False, "latency_ms": 0,
-                                         "status": "held"}
+                                         "result": why, "is_error": False, "latency_ms": 0, "status": "held"}
         step.tool_calls = [records[u["id"]] for u in uses]
         for record in step.tool_calls:
             self.observer.on_tool_result(state, record)
@@ -218,51 +233,14 @@ class AgentLoop:
         if escalation:
             self.escalate(state, "model_request", f"the agent asked for a person: {escalation}")
 
-    def _screen(self, state: RunState, use: dict[str, Any]) -> ToolResult | PendingCall | None:
-        """Decide before running: refuse a repeat, hold a gated call, or None to run it now."""
-        name, args = use.get("name", ""), use.get("input")
-        if isinstance(args, dict):
-            count = self.limits.repeat_count(state, name, args)
-            if count > self.limits.max_repeats + 1:
-                return ToolResult(f"Not run: {name} was called again with the same arguments after a warning. "
-                                  "The run is stopping.", is_error=True)
-            if count > self.limits.max_repeats:
-                return ToolResult(
-                    f"Not run: you have called {name} with these same arguments {count} times; the result will "
-                    "not change. Change course: try different arguments or another tool, or finish with what "
-                    "you have.", is_error=True)
-        tool = self.registry.get(name)
-        if tool is None or name not in self.settings.approval_tools:
-            return None
-        problems = tool.argument_problems(args)
-        if problems:
-            return None  # execute() answers with the precise argument error; no person needs to see it
-        if tool.preflight is not None:
-            try:
-                tool.preflight(self._context(use["id"]), **args)
-            except ToolError as exc:
-                return ToolResult(str(exc), is_error=True)
-        return PendingCall(use["id"], name, dict(args), fingerprint(name, args))
-
     def _run_tools(self, uses: list[dict[str, Any]], results: dict[str, ToolResult],
                    records: dict[str, dict[str, Any]]) -> None:
         """Read-only calls run concurrently; calls with side effects then run one by one, in order."""
-        reads = [u for u in uses if self._is_read_only(u)]
-        writes = [u for u in uses if not self._is_read_only(u)]
-        if len(reads) > 1:
-            with ThreadPoolExecutor(max_workers=min(4, len(reads))) as pool:
-                timed = list(pool.map(self._timed_execute, reads))
-        else:
-            timed = [self._timed_execute(u) for u in reads]
-        timed += [self._timed_execute(u) for u in writes]
-        for use, (result, latency) in zip(reads + writes, timed, strict=True):
+        ran = run_calls(self.registry, uses, self._context, self.settings.tool_timeout_seconds)
+        for use in uses:
+            result, latency = ran[str(use["id"])]
             results[use["id"]] = result
             records[use["id"]] = self._record(use, result, latency, "ran")
-
-    def _timed_execute(self, use: dict[str, Any]) -> tuple[ToolResult, int]:
-        started = time.monotonic()
-        result = execute(self.registry, self._context(use["id"]), use.get("name", ""), use.get("input"))
-        return result, int((time.monotonic() - started) * 1000)
 
     def execute_approved(self, call: PendingCall, arguments: dict[str, Any], actor: str | None) -> ToolResult:
         """Run a gated call after a person decided (the run layer decides who may)."""
@@ -272,10 +250,6 @@ class AgentLoop:
     def _context(self, tool_use_id: str, actor: str | None = None) -> ToolContext:
         return ToolContext(db=self.db, settings=self.settings, run_id=self.run_id, tool_use_id=tool_use_id,
                            actor=actor)
-
-    def _is_read_only(self, use: dict[str, Any]) -> bool:
-        tool = self.registry.get(use.get("name", ""))
-        return tool is None or tool.read_only
 
     def _ends_run(self, use: dict[str, Any], results: dict[str, ToolResult]) -> bool:
         tool = self.registry.get(use.get("name", ""))

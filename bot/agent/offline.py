@@ -28,7 +28,7 @@ class OfflineModel:
     name = "kitebase-offline"
 
     def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
-                 max_tokens: int) -> ModelResponse:
+                 max_tokens: int, timeout: float | None = None) -> ModelResponse:
         content = _Turn(messages).decide()
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         sent = len(system) + len(json.dumps(tools)) + len(json.dumps(messages))

@@ -18,7 +18,7 @@ class ReplayModel:
         self.calls = 0
 
     def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
-                 max_tokens: int) -> ModelResponse:
+                 max_tokens: int, timeout: float | None = None) -> ModelResponse:
         if self.calls >= len(self._responses):
             raise RuntimeError(f"the replayed run made only {len(self._responses)} model calls; the loop asked for more")
         step = self._responses[self.calls]

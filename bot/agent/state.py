@@ -23,8 +23,9 @@ def fingerprint(name: str, arguments: dict[str, Any]) -> str:
 class PendingCall:
     tool_use_id: str
     name: str
-    input: dict[str, Any]
+    input: dict[str, Any]  # as it will be executed (its ticket id resolved)
     fingerprint: str
+    other_ticket: bool = False  # a write to a ticket the run was not started for
 
 
 @dataclass
@@ -45,12 +46,12 @@ class RunState:
     goal: str
     messages: list[dict[str, Any]]
     model: str = ""
+    ticket_id: str | None = None  # the ticket the run was started for
     status: str = "running"  # running | awaiting_approval | completed | escalated | failed
     stop_kind: str | None = None
     reason: str | None = None
     answer: str | None = None
     summary: str | None = None
-    escalation_requested: str | None = None
     steps: int = 0
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0

@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 def state_from_run(run: Run, approvals: list[Approval]) -> RunState:
     pending = [PendingCall(a.tool_use_id, a.tool_name, dict(a.tool_input or {}), a.fingerprint) for a in approvals]
     return RunState(
-        goal=run.goal, messages=list(run.messages or []), model=run.model, status=run.status,
+        goal=run.goal, messages=list(run.messages or []), model=run.model, ticket_id=run.ticket_id, status=run.status,
         reason=run.reason, answer=run.answer, summary=run.summary, steps=run.steps,
         usage=Usage(run.input_tokens, run.output_tokens, run.cache_read_tokens, run.cache_write_tokens),
         cost_usd=run.cost_usd, segment_steps=run.segment_steps, segment_tokens=run.segment_tokens,

@@ -1,0 +1,61 @@
+"""Running a turn's tool calls: read-only ones at once (they are independent lookups), calls with side effects
+one by one in the model's order, each bounded by KITEBASE_TOOL_TIMEOUT_SECONDS. A call that does not answer
+in time gets an is_error result; its thread cannot be stopped, so the model is told that a change may still
+land and to check before trying again."""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from tools import Tool, ToolContext, ToolResult, execute
+
+logger = logging.getLogger(__name__)
+_pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="kitebase-tool")
+
+
+def run_calls(registry: dict[str, Tool], uses: list[dict[str, Any]], context_for: Any,
+              timeout: float) -> dict[str, tuple[ToolResult, int]]:
+    """tool_use id -> (result, latency in ms), for every call in `uses`."""
+    reads = [u for u in uses if _read_only(registry, u)]
+    writes = [u for u in uses if not _read_only(registry, u)]
+    started = {str(u["id"]): time.monotonic() for u in reads}
+    futures = {str(u["id"]): _pool.submit(_execute, registry, context_for(u["id"]), u) for u in reads}
+    results = {tool_id: _wait(future, registry, _use(uses, tool_id), timeout, started[tool_id])
+               for tool_id, future in futures.items()}
+    for use in writes:
+        begun = time.monotonic()
+        results[str(use["id"])] = _wait(_pool.submit(_execute, registry, context_for(use["id"]), use), registry,
+                                        use, timeout, begun)
+    return results
+
+
+def _execute(registry: dict[str, Tool], ctx: ToolContext, use: dict[str, Any]) -> ToolResult:
+    return execute(registry, ctx, str(use.get("name", "")), use.get("input"))
+
+
+def _wait(future: Any, registry: dict[str, Tool], use: dict[str, Any], timeout: float,
+          started: float) -> tuple[ToolResult, int]:
+    remaining = max(0.0, timeout - (time.monotonic() - started))
+    try:
+        result = future.result(timeout=remaining)
+    except FutureTimeout:
+        name = str(use.get("name"))
+        logger.error("tool %s did not answer within %g s (KITEBASE_TOOL_TIMEOUT_SECONDS)", name, timeout)
+        change = "" if _read_only(registry, use) else (
+            " It may still complete: check with get_ticket before doing it again.")
+        result = ToolResult(f"{name} did not answer within {timeout:g} s and was abandoned.{change} Try another "
+                            "approach, or call escalate_to_human if you cannot finish without it.", is_error=True)
+    return result, int((time.monotonic() - started) * 1000)
+
+
+def _read_only(registry: dict[str, Tool], use: dict[str, Any]) -> bool:
+    tool = registry.get(str(use.get("name", "")))
+    return tool is None or tool.read_only
+
+
+def _use(uses: list[dict[str, Any]], tool_id: str) -> dict[str, Any]:
+    return next(u for u in uses if str(u["id"]) == tool_id)

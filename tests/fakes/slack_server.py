@@ -78,6 +78,11 @@ LIMITS = {
     "header_text": 150,
     "context_elements": 10,
     "actions_elements": 25,
+    "context_actions_elements": 5,
+    "feedback_button_label": 75,  # accessibility_label of a feedback button
+    "table_rows": 100,
+    "table_cells": 20,  # per row
+    "table_column_settings": 20,
     "button_text": 75,
     "button_value": 2000,
     "url": 3000,
@@ -122,6 +127,7 @@ INTERACTIVE_ELEMENTS = frozenset(
      "multi_channels_select", "plain_text_input", "email_text_input", "url_text_input", "number_input",
      "rich_text_input", "file_input", "workflow_button", "feedback_buttons", "icon_button"}
 )
+CONTEXT_ACTIONS_ELEMENTS = frozenset({"feedback_buttons", "icon_button"})  # only these, and only in context_actions
 TEXT_INPUTS = frozenset({"plain_text_input", "email_text_input", "url_text_input", "number_input"})
 POST_METHODS = frozenset({"chat.postMessage", "chat.startStream"})  # the per-channel posting limit
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})  # need an app-level (xapp-) token, refuse others
@@ -214,7 +220,15 @@ class _Checker:
             self.string(el.get("image_url"), path + "/image_url", LIMITS["url"], required=True, min_len=1)
         self.string(el.get("alt_text"), path + "/alt_text", LIMITS["image_alt_text"], required=True)
 
-    def element(self, el: Any, path: str, *, allow_image: bool = False) -> None:
+    def feedback_button(self, obj: Any, path: str) -> None:
+        if not isinstance(obj, dict):
+            self.err(path, "missing required field: " + path.rsplit("/", 1)[-1])
+            return
+        self.text(obj.get("text"), path + "/text", LIMITS["button_text"], plain_only=True)
+        self.string(obj.get("value"), path + "/value", LIMITS["button_value"], required=True)
+        self.string(obj.get("accessibility_label"), path + "/accessibility_label", LIMITS["feedback_button_label"])
+
+    def element(self, el: Any, path: str, *, allow_image: bool = False, in_context_actions: bool = False) -> None:
         if not isinstance(el, dict):
             self.err(path, "expected object")
             return
@@ -224,6 +238,14 @@ class _Checker:
             return
         if t not in INTERACTIVE_ELEMENTS:
             self.err(path + "/type", f"unsupported element type: {t!r}")
+            return
+        if t in CONTEXT_ACTIONS_ELEMENTS and not in_context_actions:
+            self.err(path + "/type", f"{t} can only be used inside a context_actions block")
+            return
+        if t == "feedback_buttons":
+            self.string(el.get("action_id"), path + "/action_id", LIMITS["action_id"], min_len=1)
+            self.feedback_button(el.get("positive_button"), path + "/positive_button")
+            self.feedback_button(el.get("negative_button"), path + "/negative_button")
             return
         self.string(el.get("action_id"), path + "/action_id", LIMITS["action_id"], min_len=1)
         self.confirm(el.get("confirm"), path + "/confirm")
@@ -332,8 +354,39 @@ class _Checker:
                 seen.add(aid)
 
     def _block_context_actions(self, b: dict, path: str) -> None:
-        for i, el in enumerate(self.items(b.get("elements"), path + "/elements", lo=1)):
-            self.element(el, f"{path}/elements/{i}")
+        elements = self.items(b.get("elements"), path + "/elements", lo=1, hi=LIMITS["context_actions_elements"])
+        for i, el in enumerate(elements):
+            if isinstance(el, dict) and el.get("type") not in CONTEXT_ACTIONS_ELEMENTS:
+                self.err(f"{path}/elements/{i}/type", f"must be one of {sorted(CONTEXT_ACTIONS_ELEMENTS)} "
+                                                      f"(got {el.get('type')!r})")
+                continue
+            self.element(el, f"{path}/elements/{i}", in_context_actions=True)
+
+    def _block_table(self, b: dict, path: str) -> None:
+        rows = self.items(b.get("rows"), path + "/rows", lo=1, hi=LIMITS["table_rows"])
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(self.items(row, f"{path}/rows/{r}", lo=1, hi=LIMITS["table_cells"])):
+                self.table_cell(cell, f"{path}/rows/{r}/{c}")
+        settings = self.items(b.get("column_settings"), path + "/column_settings", hi=LIMITS["table_column_settings"],
+                              required=False)
+        for i, setting in enumerate(settings):
+            if setting is None:
+                continue
+            if not isinstance(setting, dict):
+                self.err(f"{path}/column_settings/{i}", "expected object or null")
+                continue
+            if "align" in setting and setting["align"] not in ("left", "center", "right"):
+                self.err(f"{path}/column_settings/{i}/align", "must be one of ['left', 'center', 'right']")
+            if "is_wrapped" in setting and not isinstance(setting["is_wrapped"], bool):
+                self.err(f"{path}/column_settings/{i}/is_wrapped", "expected boolean")
+
+    def table_cell(self, cell: Any, path: str) -> None:
+        if not isinstance(cell, dict) or cell.get("type") not in ("raw_text", "rich_text"):
+            self.err(path, "a table cell is a raw_text or rich_text object")
+        elif cell["type"] == "raw_text":
+            self.string(cell.get("text"), path + "/text", required=True)
+        else:
+            self.items(cell.get("elements"), path + "/elements")
 
     def _block_input(self, b: dict, path: str) -> None:
         self.text(b.get("label"), path + "/label", LIMITS["input_label"], plain_only=True)

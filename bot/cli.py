@@ -15,6 +15,7 @@ from sqlmodel import col, select
 
 from bot.agent.replay import timeline
 from bot.cli_output import one_line
+from bot.cli_reports import add_report_commands
 from bot.cli_run import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -138,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="database maintenance")
     db.add_argument("action", choices=["upgrade"], help="create or update the schema and load the desk")
     db.set_defaults(handler=cmd_db)
+
+    add_report_commands(sub)
 
     sweep = sub.add_parser("sweep", help="run every timer once, now (for operators, cron and tests)")
     sweep.add_argument("--json", action="store_true")

@@ -9,11 +9,13 @@ from typing import Any
 
 from sqlmodel import select
 
+from bot.agent.replay import source_lines
 from bot.agent.state import RunState
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
-from bot.db.models import Approval
+from bot.db.models import Approval, Run
 from bot.db.open import open_database
+from bot.runs import sources
 from bot.runs.service import BadInput, RunService
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
@@ -60,6 +62,9 @@ def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: 
         with service.db.session() as session:
             approval = session.exec(select(Approval).where(Approval.run_id == run_id,
                                                            Approval.tool_use_id == call.tool_use_id)).one()
+            checked = draft_sources(session, run_id, call.name, call.input, call.tool_use_id)
+        for line in source_lines(checked):
+            print("  " + line.strip(), file=out)
         if mode == "auto":
             print(f"  → approved automatically (--approve auto) as {actor}", file=out)
             service.decide(approval.id, action="approve", actor=actor)
@@ -79,6 +84,15 @@ def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: 
             else:
                 return False
     return True
+
+
+def draft_sources(session: Any, run_id: int, tool: str, arguments: dict[str, Any],
+                  tool_use_id: str) -> dict[str, Any] | None:
+    """The citation check of a waiting draft (as the card and the step log show it)."""
+    if tool not in sources.DRAFT_TOOLS:
+        return None
+    run = session.get(Run, run_id)
+    return sources.check(session, str(arguments.get("message") or ""), run.messages or [], tool_use_id)
 
 
 def ask(prompt: str, out: Any) -> str:

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.durations import parse_duration
 from bot.redact import register
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -71,21 +72,44 @@ class Settings(BaseSettings):
     approval_ttl_seconds: float = Field(
         24 * 3600, gt=0, validation_alias=AliasChoices("KITEBASE_APPROVAL_TTL", "approval_ttl_seconds")
     )
+    # A reminder in the thread when a draft has waited this long (default: a quarter of the TTL); backup
+    # approvers (user and user-group ids) may decide once it has gone out.
+    approval_remind_after_seconds: float | None = Field(
+        None, gt=0, validation_alias=AliasChoices("KITEBASE_APPROVAL_REMIND_AFTER", "approval_remind_after_seconds")
+    )
+    backup_approvers: Annotated[frozenset[str], NoDecode] = Field(
+        frozenset(), validation_alias="KITEBASE_BACKUP_APPROVERS"
+    )
+    help_center_url: str | None = Field(None, validation_alias="KITEBASE_HELP_CENTER_URL")  # links to cited sections
 
-    @field_validator("approval_tools", "approvers", mode="before")
+    @field_validator("approval_tools", "approvers", "backup_approvers", mode="before")
     @classmethod
     def _split_csv(cls, value: object) -> object:
         if isinstance(value, str):
             return frozenset(part.strip() for part in value.replace(" ", ",").split(",") if part.strip())
         return value
 
-    @field_validator("approval_ttl_seconds", mode="before")
+    @field_validator("approval_ttl_seconds", "approval_remind_after_seconds", mode="before")
     @classmethod
     def _parse_duration(cls, value: object) -> object:
         """Accept plain seconds or a duration such as '90m', '24h', '2d'."""
-        if isinstance(value, str) and value.strip() and value.strip()[-1].lower() in "smhd":
-            number, unit = value.strip()[:-1], value.strip()[-1].lower()
-            return float(number) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit]
+        if isinstance(value, str) and value.strip():
+            return parse_duration(value)
+        return value
+
+    @model_validator(mode="after")
+    def _reminder_before_expiry(self) -> Settings:
+        if self.approval_remind_after_seconds is not None and \
+                self.approval_remind_after_seconds >= self.approval_ttl_seconds:
+            raise ValueError("KITEBASE_APPROVAL_REMIND_AFTER must be shorter than KITEBASE_APPROVAL_TTL (a reminder "
+                             "after the draft expired would never go out)")
+        return self
+
+    @field_validator("help_center_url", mode="before")
+    @classmethod
+    def _no_trailing_slash(cls, value: object) -> object:
+        if isinstance(value, str):
+            return value.strip().rstrip("/") or None
         return value
 
     @model_validator(mode="after")
@@ -104,6 +128,11 @@ class Settings(BaseSettings):
     @property
     def use_offline_model(self) -> bool:
         return self.offline or self.anthropic_api_key is None
+
+    @property
+    def remind_after_seconds(self) -> float:
+        """When a waiting draft gets its reminder: KITEBASE_APPROVAL_REMIND_AFTER, else a quarter of the TTL."""
+        return self.approval_remind_after_seconds or self.approval_ttl_seconds / 4
 
 
 @lru_cache(maxsize=1)

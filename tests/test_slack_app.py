@@ -66,7 +66,8 @@ def test_approve_sends_once_and_the_run_finishes_in_the_thread(harness, db):
     assert any("already approved" in e["text"] for e in ephemerals)
     final = harness.slack.calls_to("chat.postMessage")[-1]
     assert final["thread_ts"] == ts and "KITE-144" in final["text"]
-    assert "model calls" in final["blocks"][-1]["elements"][0]["text"]
+    assert "model calls" in final["blocks"][-2]["elements"][0]["text"]
+    assert final["blocks"][-1]["elements"][0]["type"] == "feedback_buttons", "thumbs up / down under the answer"
 
 
 def test_a_non_approver_click_sends_nothing(harness, db):

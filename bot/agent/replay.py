@@ -66,4 +66,17 @@ def _step_lines(step: Step, result_chars: int) -> list[str]:
         flag = "ERROR " if call.get("is_error") else ""
         lines.append(f"    {call.get('name')}({args}) [{call.get('status')}, {call.get('latency_ms', 0)} ms]")
         lines.append(f"      ← {flag}{result}")
+        lines += source_lines(call.get("sources"))
+    return lines
+
+
+def source_lines(sources: dict[str, Any] | None) -> list[str]:
+    """A draft's citation check as the step log stored it (bot/runs/sources.py)."""
+    if not sources:
+        return []
+    cited = ", ".join(f"{s['id']}" + (f" ({s['heading']})" if s.get("heading") else "") for s in sources["cited"])
+    lines = [f"      sources: cites {cited or 'nothing'}"]
+    if sources.get("similar"):
+        lines.append("      similar tickets consulted: " + ", ".join(t["id"] for t in sources["similar"]))
+    lines += [f"      ⚠ {problem}" for problem in sources.get("problems") or []]
     return lines

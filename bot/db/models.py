@@ -160,6 +160,7 @@ class Approval(SQLModel, table=True):
     result: dict | None = json_column()  # the tool_result block once executed
     origin: dict | None = json_column()  # e.g. the Slack message that shows the draft
     created_at: datetime = Field(default_factory=utcnow)
+    reminded_at: datetime | None = None  # when the approvers were reminded (backup approvers may decide after)
 
 
 class Escalation(SQLModel, table=True):
@@ -172,6 +173,20 @@ class Escalation(SQLModel, table=True):
     claimed_by: str | None = None
     note: str | None = Field(default=None, sa_column=Column(Text))
     origin: dict | None = json_column()
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Feedback(SQLModel, table=True):
+    """A person's thumbs up or down on a run's answer (one per run and person; the latest click counts)."""
+
+    __table_args__ = (UniqueConstraint("run_id", "user", name="uq_feedback_run_user"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    user: str = Field(max_length=64)
+    value: str = Field(max_length=8)  # up | down
+    note: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

@@ -15,8 +15,9 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.config import Settings
 from bot.db.models import utcnow
-from bot.runs import processes, sweeps
+from bot.runs import processes, reminders, sweeps
 from bot.runs.service import RunService
+from bot.slack.authz import watched_groups
 
 logger = logging.getLogger(__name__)
 JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 300}
@@ -34,6 +35,9 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
 
     add(lambda: sweeps.expire_approvals(service, clock(), settings.approval_ttl_seconds), IntervalTrigger(minutes=1),
         "expire-approvals", "expire approvals older than KITEBASE_APPROVAL_TTL")
+    add(lambda: reminders.remind_approvals(service, clock(), settings.remind_after_seconds),
+        IntervalTrigger(minutes=1), "remind-approvals", "remind the approvers of drafts waiting longer than "
+        "KITEBASE_APPROVAL_REMIND_AFTER")
     add(lambda: sweeps.recover_runs(service, clock(), dispatch,
                                     stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
                                     stale_seconds=settings.process_stale_seconds),
@@ -45,10 +49,11 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
         "daily digest of the open queue to KITEBASE_ESCALATION_CHANNEL")
     add(lambda: _forget(service, clock()), IntervalTrigger(hours=6), "forget-processes",
         "drop heartbeat rows of processes gone for a day")
-    if groups is not None and client is not None and any(a.startswith("S") for a in settings.approvers):
-        add(lambda: groups.refresh(client, settings.approvers), IntervalTrigger(seconds=60), "refresh-groups",
-            "members of the approver user groups")
-        groups.refresh(client, settings.approvers)
+    watched = watched_groups(settings)
+    if groups is not None and client is not None and watched:
+        add(lambda: groups.refresh(client, watched), IntervalTrigger(seconds=60), "refresh-groups",
+            "members of the approver and backup approver user groups")
+        groups.refresh(client, watched)
     return scheduler
 
 

@@ -12,12 +12,13 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.runs import escalations, views
+from bot.runs import escalations, feedback, views
 from bot.runs.errors import BadInput
 from bot.slack.authz import approvers_hint, may_decide, unknown_groups
 from bot.slack.context import SlackContext
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
+from bot.slack_ui.feedback import build_feedback_modal
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,26 @@ def register(app: App, ctx: SlackContext) -> None:
             client.views_open(trigger_id=body["trigger_id"], view=cards.build_close_modal(
                 metadata={"escalation_id": escalation_id}, ticket_id=escalation["run"]["ticket_id"] or ""))
 
+    @app.action(ui.FEEDBACK)
+    def handle_feedback(ack: Ack, body: dict[str, Any], client: Any) -> None:
+        value, _, raw_run = str((body.get("actions") or [{}])[0].get("value") or "").partition(":")
+        run_id = _int(raw_run)
+        try:
+            if run_id is None:
+                raise BadInput("That feedback button is broken; nothing was recorded.")
+            feedback.record(ctx.db, run_id, user=_user(body), value=value)
+        except BadInput as exc:
+            _tell(ctx, body, str(exc))
+            ack()
+            return
+        ack()
+        if value == "down":  # the thumbs down is recorded; the modal only adds an optional note
+            client.views_open(trigger_id=body["trigger_id"], view=build_feedback_modal(
+                run_id=run_id, channel=(body.get("channel") or {}).get("id"),
+                thread_ts=(body.get("container") or {}).get("thread_ts")))
+        else:
+            _tell(ctx, body, f"Thanks: your thumbs up on run #{run_id} is recorded.")
+
     @app.action(re.compile(".*"))
     def handle_unknown_action(ack: Ack, body: dict[str, Any]) -> None:
         action = (body.get("actions") or [{}])[0].get("action_id")
@@ -107,12 +128,13 @@ def decide_and_continue(ctx: SlackContext, user: str, approval: dict[str, Any], 
 
 def _not_allowed(ctx: SlackContext, user: str, approval: dict[str, Any]) -> str | None:
     started_by = approval["run"]["started_by"]
-    if may_decide(ctx.settings, ctx.groups, user, started_by):
+    reminded = approval.get("reminded_at") is not None
+    if may_decide(ctx.settings, ctx.groups, user, started_by, reminded):
         return None
-    if unknown_groups(ctx.settings, ctx.groups):
-        return ("I couldn't check the approver groups with Slack yet, so nothing was done; try again in a minute. "
-                + approvers_hint(ctx.settings, started_by))
-    return "You're not allowed to decide on this reply. " + approvers_hint(ctx.settings, started_by)
+    hint = approvers_hint(ctx.settings, started_by, reminded)
+    if unknown_groups(ctx.settings, ctx.groups, reminded):
+        return "I couldn't check the approver groups with Slack yet, so nothing was done; try again in a minute. " + hint
+    return "You're not allowed to decide on this reply. " + hint
 
 
 def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any] | None:

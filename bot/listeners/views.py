@@ -12,7 +12,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.listeners.actions import decide_and_continue
-from bot.runs import escalations, views
+from bot.runs import escalations, feedback, views
 from bot.runs.errors import BadInput
 from bot.slack.context import SlackContext
 from bot.slack_ui import blocks as ui
@@ -52,6 +52,21 @@ def register(app: App, ctx: SlackContext) -> None:
         if not closed:
             ack(response_action="errors", errors={"note": message[:ERROR_CHARS]})
             return
+        ack()
+
+    @app.view(ui.FEEDBACK_MODAL)
+    def handle_feedback_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        metadata = _metadata(view)
+        run_id = _int(metadata.get("run_id"))
+        note = _field(view, "note", "note")
+        if run_id is not None and note.strip():
+            try:
+                feedback.add_note(ctx.db, run_id, user=_user(body), note=note)
+            except BadInput as exc:
+                ack(response_action="errors", errors={"note": str(exc)[:ERROR_CHARS]})
+                return
+            ctx.tell(metadata.get("channel"), _user(body), f"Thanks: your note on run #{run_id} is recorded.",
+                     thread_ts=metadata.get("thread_ts"))
         ack()
 
     @app.view(re.compile(".*"))

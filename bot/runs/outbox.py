@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from bot.db.statements import insert_ignore
 from bot.db.models import LIVE_STATUSES, Approval, Escalation, Outbox, Run, utcnow
+from bot.db.statements import insert_ignore
 
 ANSWER, FIRST, PROGRESS, BACKGROUND = 0, 1, 2, 3  # priorities: answers to people go first
 
@@ -161,6 +161,17 @@ def notice(session: Session, *, channel: str, thread_ts: str | None, text: str, 
         channel=channel, thread_ts=thread_ts, payload={"text": text})
 
 
+def reminder(session: Session, *, approval_id: int, run_id: int, where: Where, reminder: dict[str, Any]) -> None:
+    """A draft has waited long: one notice in the run's thread mentioning who may decide (never twice)."""
+    values = {"key": f"remind:{approval_id}", "kind": "notice", "priority": ANSWER, "run_id": run_id,
+              "ref_id": approval_id, "parent_id": where.parent_id, "channel": where.channel,
+              "thread_ts": where.thread_ts, "user": None, "payload": {"reminder": reminder}, "version": 1,
+              "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
+              "created_at": utcnow(), "updated_at": utcnow()}
+    insert_ignore(session, Outbox.__table__, values, conflict=("key",))
+    _mark(session)
+
+
 def ephemeral(session: Session, *, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
     """A message only `user` sees (not allowed, already decided...)."""
     put(session, key=f"ephemeral:{uuid.uuid4().hex}", kind="ephemeral", priority=ANSWER, channel=channel,
@@ -187,14 +198,24 @@ def queue_changed(session: Session, escalation_id: int) -> None:
     bump(session, f"queue:{escalation_id}")
 
 
-def digest(session: Session, *, day: str, channel: str, items: list[dict[str, Any]]) -> bool:
-    """Once a day, whichever process gets there first: False if today's is already written."""
-    exists = session.exec(select(Outbox.id).where(Outbox.key == f"digest:{day}")).first()
-    if exists is not None:
+def digest_written(session: Session, *, day: str) -> bool:
+    return session.exec(select(Outbox.id).where(Outbox.key == f"digest:{day}")).first() is not None
+
+
+def digest(session: Session, *, day: str, channel: str, items: list[dict[str, Any]],
+           figures: dict[str, Any] | None = None, gaps: dict[str, Any] | None = None) -> bool:
+    """Once a day, whichever process gets there first: False if today's is already written. The queue, the
+    figures of the last days and the knowledge gaps, as they were when it was written."""
+    if digest_written(session, day=day):
         return False
-    put(session, key=f"digest:{day}", kind="digest", priority=BACKGROUND, channel=channel,
-        payload={"day": day, "items": items})
-    return True
+    values = {"key": f"digest:{day}", "kind": "digest", "priority": BACKGROUND, "run_id": None, "ref_id": None,
+              "parent_id": None, "channel": channel, "thread_ts": None, "user": None,
+              "payload": {"day": day, "items": items, "figures": figures, "gaps": gaps}, "version": 1,
+              "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
+              "created_at": utcnow(), "updated_at": utcnow()}
+    written = insert_ignore(session, Outbox.__table__, values, conflict=("key",), returning="id")
+    _mark(session)
+    return written is not None
 
 
 # --- App Home --------------------------------------------------------------------------------------

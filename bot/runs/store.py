@@ -16,7 +16,7 @@ from bot.agent.state import TERMINAL, PendingCall, RunState, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, utcnow
-from bot.runs import outbox, states
+from bot.runs import outbox, sources, states
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +79,7 @@ class Checkpoint:
             session.add(run)
             number = (session.exec(select(func.max(Step.number)).where(Step.run_id == self.run_id)).one() or 0) + 1
             data = step_dict(step)
+            sources.annotate(session, state.messages, data["tool_calls"])  # citation checks of drafts
             session.add(Step(run_id=self.run_id, number=number, worker=self.owner, **_step_columns(data)))
             approvals = add_approvals(session, run, state.pending_calls) if state.status == "awaiting_approval" else []
             escalation = None

@@ -14,25 +14,32 @@ from sqlalchemy import or_, update
 from sqlmodel import col, select
 
 from bot.db.models import Approval, Run
-from bot.runs import outbox, processes, queries
+from bot.runs import gaps, outbox, processes, queries, reminders, stats
 from bot.runs.service import RunService
 
 logger = logging.getLogger(__name__)
 Dispatch = Callable[[int, str | None], object]
 NEVER_DISPATCHED_AFTER = timedelta(seconds=10)
+DIGEST_FIGURES_SECONDS = 7 * 86400  # the digest shows the figures of the last 7 days
+DIGEST_GAPS_SECONDS = 30 * 86400  # and the knowledge gaps of the last 30 (as `kitebase gaps` does)
 
 
 @dataclass
 class SweepReport:
     expired: list[int] = field(default_factory=list)  # approval ids
+    reminded: list[int] = field(default_factory=list)  # approval ids whose approvers were reminded
     resumed: list[int] = field(default_factory=list)  # run ids continued
     escalated: list[int] = field(default_factory=list)  # run ids handed to a person as stuck
     digest: bool = False
 
     def text(self) -> str:
-        return (f"expired {len(self.expired)} draft(s), continued {len(self.resumed)} run(s) "
-                f"{self.resumed or ''}, escalated {len(self.escalated)} stuck run(s) {self.escalated or ''}"
-                + (", posted today's queue digest" if self.digest else "")).replace("  ", " ")
+        def ids(found: list[int]) -> str:
+            return f" {found}" if found else ""
+
+        return (f"expired {len(self.expired)} draft(s){ids(self.expired)}, reminded the approvers of "
+                f"{len(self.reminded)} draft(s){ids(self.reminded)}, continued {len(self.resumed)} run(s)"
+                f"{ids(self.resumed)}, escalated {len(self.escalated)} stuck run(s){ids(self.escalated)}"
+                + (", posted today's digest" if self.digest else ""))
 
 
 def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> list[Approval]:
@@ -98,7 +105,12 @@ def post_digest(service: RunService, now: datetime, *, hour: int = 9) -> bool:
     if not channel or now.hour < hour:
         return False
     with service.db.session() as session:
-        return outbox.digest(session, day=f"{now:%Y-%m-%d}", channel=channel, items=queries.queue(session))
+        if outbox.digest_written(session, day=f"{now:%Y-%m-%d}"):
+            return False
+        figures = stats.figures(session, *stats.window(now, DIGEST_FIGURES_SECONDS))
+        found = gaps.knowledge_gaps(session, *stats.window(now, DIGEST_GAPS_SECONDS))
+        return outbox.digest(session, day=f"{now:%Y-%m-%d}", channel=channel, items=queries.queue(session),
+                             figures=figures, gaps=found)
 
 
 def refresh_homes(service: RunService) -> None:
@@ -112,6 +124,7 @@ def sweep_all(service: RunService, now: datetime, dispatch: Dispatch) -> SweepRe
     settings = service.settings
     report = SweepReport()
     report.expired = [int(a.id) for a in expire_approvals(service, now, settings.approval_ttl_seconds)]
+    report.reminded = reminders.remind_approvals(service, now, settings.remind_after_seconds)
     report.resumed, report.escalated = recover_runs(
         service, now, dispatch, stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
         stale_seconds=settings.process_stale_seconds)

@@ -9,8 +9,10 @@ from sqlmodel import col, select
 
 from bot.agent.replay import timeline as timeline_text
 from bot.db.engine import Database
-from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Ticket
-from bot.runs import queries
+from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Ticket, utcnow
+from bot.runs import queries, sources, stats
+
+HOME_FIGURES_SECONDS = 7 * 86400  # App Home shows the figures of the last 7 days
 
 
 def run_brief(run: Run) -> dict[str, Any]:
@@ -57,7 +59,16 @@ def approval(db: Database, approval_id: int) -> dict[str, Any] | None:
                 "edited_input": row.edited_input, "fingerprint": row.fingerprint, "status": row.status,
                 "decided_by": row.decided_by, "decided_at": row.decided_at, "reason": row.reason,
                 "result": row.result, "created_at": row.created_at, "target": target,
-                "run_ticket": ticket_brief(session, run.ticket_id)}
+                "run_ticket": ticket_brief(session, run.ticket_id), "reminded_at": row.reminded_at,
+                "sources": _sources(session, row, run)}
+
+
+def _sources(session: Any, row: Approval, run: Run) -> dict[str, Any] | None:
+    """The citation check of the text the card shows (the edit, once a person edited the draft)."""
+    if row.tool_name not in sources.DRAFT_TOOLS:
+        return None
+    shown = row.edited_input if row.status == "edited" and row.edited_input else row.tool_input
+    return sources.check(session, str((shown or {}).get("message") or ""), run.messages or [], row.tool_use_id)
 
 
 def escalation(db: Database, escalation_id: int) -> dict[str, Any] | None:
@@ -86,7 +97,8 @@ def transcript(db: Database, run_id: int) -> str:
 def home(db: Database) -> dict[str, Any]:
     with db.session() as session:
         return {"queue": queries.queue(session), "approvals": queries.waiting_approvals(session),
-                "runs": queries.latest_runs(session, 15)}
+                "runs": queries.latest_runs(session, 15),
+                "figures": stats.figures(session, *stats.window(utcnow(), HOME_FIGURES_SECONDS))}
 
 
 def queue(db: Database) -> list[dict[str, Any]]:

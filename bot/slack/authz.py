@@ -38,22 +38,45 @@ class GroupCache:
                 self._members[group], self._at[group] = users, time.monotonic()
 
 
-def may_decide(settings: Settings, groups: GroupCache, user_id: str, started_by: str | None) -> bool:
+def _member(groups: GroupCache, user_id: str, ids: frozenset[str]) -> bool:
+    return user_id in ids or any(user_id in (groups.members(g) or ()) for g in ids if g.startswith("S"))
+
+
+def may_decide(settings: Settings, groups: GroupCache, user_id: str, started_by: str | None,
+               reminded: bool = False) -> bool:
+    """KITEBASE_APPROVERS (else whoever started the run); once the reminder went out, also
+    KITEBASE_BACKUP_APPROVERS."""
     approvers = settings.approvers
     if not approvers:
-        return bool(started_by) and user_id == started_by
-    if user_id in approvers:
-        return True
-    return any(user_id in (groups.members(g) or ()) for g in approvers if g.startswith("S"))
+        allowed = bool(started_by) and user_id == started_by
+    else:
+        allowed = _member(groups, user_id, approvers)
+    return allowed or (reminded and _member(groups, user_id, settings.backup_approvers))
 
 
-def unknown_groups(settings: Settings, groups: GroupCache) -> list[str]:
-    return [g for g in sorted(settings.approvers) if g.startswith("S") and groups.members(g) is None]
+def watched_groups(settings: Settings) -> frozenset[str]:
+    """The user groups whose members the cache keeps (approvers and backup approvers)."""
+    return frozenset(g for g in settings.approvers | settings.backup_approvers if g.startswith("S"))
 
 
-def approvers_hint(settings: Settings, started_by: str | None) -> str:
+def unknown_groups(settings: Settings, groups: GroupCache, reminded: bool = False) -> list[str]:
+    ids = settings.approvers | (settings.backup_approvers if reminded else frozenset())
+    return [g for g in sorted(ids) if g.startswith("S") and groups.members(g) is None]
+
+
+def mentions(ids: frozenset[str]) -> list[str]:
+    return [f"<!subteam^{a}>" if a.startswith("S") else f"<@{a}>" for a in sorted(ids)]
+
+
+def approvers_hint(settings: Settings, started_by: str | None, reminded: bool = False) -> str:
     approvers = settings.approvers
     if not approvers:
-        return f"Only <@{started_by}>, who started the run, can decide." if started_by else ""
-    names = [f"<!subteam^{a}>" if a.startswith("S") else f"<@{a}>" for a in sorted(approvers)]
-    return "Approvers: " + ", ".join(names) + "."
+        hint = f"Only <@{started_by}>, who started the run, can decide." if started_by else ""
+    else:
+        hint = "Approvers: " + ", ".join(mentions(approvers)) + "."
+    backups = settings.backup_approvers
+    if backups:
+        who = ", ".join(mentions(backups))
+        hint += (f" Backup approvers ({who}) may decide too, since the reminder." if reminded else
+                 f" Backup approvers ({who}) may decide once a reminder has gone out.")
+    return hint.strip()

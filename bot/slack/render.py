@@ -95,11 +95,13 @@ class Renderer:
         approval = views.approval(self.db, int(row.ref_id or 0))
         if approval is None:
             return None
-        common = {"tool": approval["tool"], "target": approval["target"], "run_ticket": approval["run_ticket"]}
+        common = {"tool": approval["tool"], "target": approval["target"], "run_ticket": approval["run_ticket"],
+                  "sources": approval.get("sources"), "help_url": self.settings.help_center_url}
         if approval["status"] == "pending":
             text, blocks = cards.build_approval_request(
                 approval_id=approval["id"], fingerprint=approval["fingerprint"], arguments=approval["input"],
-                approvers_hint=approvers_hint(self.settings, approval["run"]["started_by"]), **common)
+                approvers_hint=approvers_hint(self.settings, approval["run"]["started_by"],
+                                              reminded=approval.get("reminded_at") is not None), **common)
         else:
             text, blocks = cards.build_approval_decided(
                 arguments=approval["edited_input"] or approval["input"], status=approval["status"],
@@ -115,7 +117,11 @@ class Renderer:
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
     def _notice(self, row: Outbox) -> Delivery:
-        text, blocks = ui.build_notice((row.payload or {}).get("text", ""))
+        payload = row.payload or {}
+        if payload.get("reminder"):
+            text, blocks = ui.build_reminder(**payload["reminder"])
+        else:
+            text, blocks = ui.build_notice(payload.get("text", ""))
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
     # --- the human queue and App Home ---------------------------------------------------------------
@@ -145,7 +151,7 @@ class Renderer:
 
     def _digest(self, row: Outbox) -> Delivery:
         p = row.payload or {}
-        text, blocks = queue.build_digest(p.get("day", ""), p.get("items", []))
+        text, blocks = queue.build_digest(p.get("day", ""), p.get("items", []), p.get("figures"), p.get("gaps"))
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
     def _home(self, row: Outbox) -> Delivery:

@@ -7,11 +7,22 @@ import re
 from datetime import datetime
 from typing import Any
 
-from bot.slack_ui.limits import MESSAGE_TEXT, clip, context, escape, fit_blocks, mrkdwn_section, split_text
+from bot.durations import describe
+from bot.slack_ui.limits import (
+    MAX_BLOCKS_MESSAGE,
+    MESSAGE_TEXT,
+    clip,
+    context,
+    escape,
+    fit_blocks,
+    mrkdwn_section,
+    split_text,
+)
 
 APPROVE, EDIT, REJECT = "approve_reply", "edit_reply", "reject_reply"
 EDIT_MODAL, REJECT_MODAL, CLOSE_MODAL = "edit_reply_modal", "reject_reply_modal", "close_escalation_modal"
 CLAIM, RESUME, CLOSE = "claim_escalation", "resume_run", "close_escalation"
+FEEDBACK, FEEDBACK_MODAL = "run_feedback", "run_feedback_modal"
 Message = tuple[str, list[dict[str, Any]]]
 TIMELINE_LINES = 40
 
@@ -129,4 +140,35 @@ def build_final(*, run_id: int, status: str, answer: str | None, reason: str | N
         text = escape(f"Stopped ({status}): {reason}")
         blocks = [mrkdwn_section(f":octagonal_sign: *Stopped ({status})*: {escape(reason or '')}\n"
                                  "I've handed this to the human queue with everything I found.")]
-    return text, fit_blocks([*blocks, context(usage)])
+    return text, [*fit_blocks([*blocks, context(usage)], MAX_BLOCKS_MESSAGE - 1), build_feedback(run_id)]
+
+
+def build_feedback(run_id: int) -> dict[str, Any]:
+    """Slack's thumbs up / down under a run's ending (a context_actions block with feedback_buttons)."""
+    return {"type": "context_actions", "block_id": f"feedback-{run_id}", "elements": [{
+        "type": "feedback_buttons", "action_id": FEEDBACK,
+        "positive_button": {"text": {"type": "plain_text", "text": "Good"}, "value": f"up:{run_id}",
+                            "accessibility_label": f"Run #{run_id} was useful"},
+        "negative_button": {"text": {"type": "plain_text", "text": "Not good"}, "value": f"down:{run_id}",
+                            "accessibility_label": f"Run #{run_id} was not useful (you can say why)"}}]}
+
+
+def mention(slack_id: str) -> str:
+    """A configured user or user-group id as a mention (anything else is shown as escaped text)."""
+    if re.fullmatch(r"S[A-Z0-9]+", slack_id):
+        return f"<!subteam^{slack_id}>"
+    return who(slack_id)
+
+
+def build_reminder(*, ticket_id: str, customer: str, tool: str, waited_seconds: float, expires_at: str,
+                   approvers: list[str], backups: list[str]) -> Message:
+    """A draft has waited long: who may decide, how long it waited, when it expires (nothing is sent before)."""
+    people = ", ".join(mention(a) for a in approvers) or "Approvers"
+    what = "draft reply" if tool == "reply_to_customer" else f"`{escape(tool)}` call"
+    expires = slack_time(datetime.fromisoformat(expires_at))
+    line = (f":bell: {people}: the {what} to *{escape(customer)}* on *{escape(ticket_id)}* has waited "
+            f"{describe(waited_seconds)} for a decision (the card is above in this thread). Nothing is sent until "
+            f"someone decides; it expires at {expires}, and then the run goes to the human queue.")
+    if backups:
+        line += f" Backup approvers {', '.join(mention(b) for b in backups)} may decide from now on."
+    return line, [mrkdwn_section(line)]

@@ -20,6 +20,7 @@ from bot.slack_ui.limits import (
     mrkdwn_section,
     quote_sections,
 )
+from bot.slack_ui.sources import build_sources
 
 DRAFT_MAX_CHARS = INPUT_VALUE  # the Edit modal holds the whole draft; the reply tool allows no more than this
 
@@ -69,12 +70,14 @@ def _body(tool: str, arguments: dict[str, Any], target: dict[str, Any] | None) -
 
 def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arguments: dict[str, Any],
                            target: dict[str, Any] | None, run_ticket: dict[str, Any] | None,
-                           approvers_hint: str) -> Message:
+                           approvers_hint: str, sources: dict[str, Any] | None = None,
+                           help_url: str | None = None) -> Message:
     title, text = _recipient(tool, arguments, target)
     value = approval_value(approval_id, fingerprint)
     size = len(str(arguments.get("message", "")))
     shown = f"The whole draft is above ({size:,} characters). " if tool == "reply_to_customer" else ""
     blocks = [header(title), *_ticket_lines(arguments, target, run_ticket), *_body(tool, arguments, target),
+              *build_sources(sources, help_url),
               {"type": "actions", "block_id": f"approval-{approval_id}", "elements": [
                   button("Approve and send" if tool == "reply_to_customer" else "Approve", APPROVE, value, "primary"),
                   *([button("Edit…", EDIT, value)] if tool == "reply_to_customer" else []),
@@ -100,13 +103,14 @@ def decision_line(status: str, actor: str | None, when: datetime | None, reason:
 
 def build_approval_decided(*, tool: str, arguments: dict[str, Any], target: dict[str, Any] | None,
                            run_ticket: dict[str, Any] | None, status: str, actor: str | None,
-                           when: datetime | None, reason: str | None, result: dict[str, Any] | None) -> Message:
+                           when: datetime | None, reason: str | None, result: dict[str, Any] | None,
+                           sources: dict[str, Any] | None = None, help_url: str | None = None) -> Message:
     title, text = _recipient(tool, arguments, target)
     line = decision_line(status, actor, when, reason, result)
     label = "What was sent:" if status in ("approved", "edited") and result and not result.get("is_error") \
         else "The draft (not sent):" if status in ("rejected", "expired") else "The text:"
     blocks = [header(title.rstrip("?")), *_ticket_lines(arguments, target, run_ticket), mrkdwn_section(label),
-              *_body(tool, arguments, target), context(line)]
+              *_body(tool, arguments, target), *build_sources(sources, help_url, warn=False), context(line)]
     plain = line.replace("*", "")
     return escape(f"{text}: ") + plain, _fit_card(blocks)
 

@@ -6,7 +6,18 @@ import json
 from typing import Any
 
 from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, slack_time, who
-from bot.slack_ui.limits import button, clip, context, escape, fit_blocks, header, mrkdwn_section, split_text
+from bot.slack_ui.figures import build_figures_fields, build_figures_table, build_gaps
+from bot.slack_ui.limits import (
+    MAX_BLOCKS_MESSAGE,
+    button,
+    clip,
+    context,
+    escape,
+    fit_blocks,
+    header,
+    mrkdwn_section,
+    split_text,
+)
 
 
 def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
@@ -41,12 +52,20 @@ def build_queue_message(queue: list[dict[str, Any]]) -> Message:
                                                                  *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]])
 
 
-def build_digest(day: str, queue: list[dict[str, Any]]) -> Message:
+def build_digest(day: str, queue: list[dict[str, Any]], figures: dict[str, Any] | None = None,
+                 gaps: dict[str, Any] | None = None) -> Message:
+    """The open queue, then the last 7 days in one table, then the knowledge gaps."""
     text, blocks = build_queue_message(queue)
-    return f"Daily digest {day}: {text}", [context(f"Daily digest · {escape(day)}"), *blocks][:50]
+    blocks = [context(f"Daily digest · {escape(day)}"), *blocks]
+    extra: list[dict[str, Any]] = []
+    if figures is not None:
+        extra += [header("The last 7 days"), build_figures_table(figures)]
+    if gaps is not None:
+        extra += build_gaps(gaps, "Knowledge gaps, last 30 days")
+    return f"Daily digest {day}: {text}", [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - len(extra)), *extra]
 
 
-def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict]) -> dict:
+def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], figures: dict | None = None) -> dict:
     blocks: list[dict] = [header("Kitebase ticket agent"),
                           context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`.")]
     blocks.append(header(f"Human queue ({len(queue)})"))
@@ -57,6 +76,9 @@ def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict]) ->
     blocks += [mrkdwn_section(f"*{escape(a['ticket_id'])}* · run #{a['run_id']} · drafted {slack_time(a['created_at'])}\n"
                               + "\n".join("> " + line for line in escape(clip(a['message'], 300)).splitlines()))
                for a in approvals[:15]] or [context("None.")]
+    if figures is not None:
+        blocks += [header("The last 7 days"), *build_figures_fields(figures),
+                   context("All figures: `kitebase stats`; questions the help center missed: `kitebase gaps`.")]
     blocks.append(header("Latest runs"))
     blocks += [context(f"#{r['run_id']} · *{escape(r['ticket_id'] or '-')}* · {r['status'].replace('_', ' ')} · "
                        f"{escape(clip(r['goal'], 120))}") for r in runs[:15]] or [context("No runs yet.")]

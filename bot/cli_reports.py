@@ -1,0 +1,104 @@
+"""`kitebase stats`, `kitebase gaps` and `kitebase feedback`: the figures over a window of runs, the knowledge
+gaps of the help center, and a thumbs up or down on a run from the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.cli_run import EXIT_OK, open_database
+from bot.config import Settings
+from bot.durations import describe, parse_duration
+from bot.runs import feedback, gaps, stats
+from bot.runs.errors import BadInput
+
+
+def add_report_commands(sub: Any) -> None:
+    figures = sub.add_parser("stats", help="figures over the runs of a window: endings, drafts, waits, cost, feedback")
+    figures.add_argument("--since", default="7d", help="how far back: 24h, 7d, 4w (default 7d)")
+    figures.add_argument("--json", action="store_true")
+    figures.set_defaults(handler=cmd_stats)
+
+    holes = sub.add_parser("gaps", help="questions the help center did not answer well, by topic, with their tickets")
+    holes.add_argument("--since", default="30d", help="how far back (default 30d)")
+    holes.add_argument("--json", action="store_true")
+    holes.set_defaults(handler=cmd_gaps)
+
+    vote = sub.add_parser("feedback", help="thumbs up or down on a run (one per run and person; the latest counts)")
+    vote.add_argument("run_id", type=int)
+    vote.add_argument("value", choices=["up", "down"])
+    vote.add_argument("--note", help="what was good or wrong")
+    vote.add_argument("--as", dest="actor", default="cli")
+    vote.set_defaults(handler=cmd_feedback)
+
+
+def since(text: str) -> tuple[datetime, datetime, float]:
+    try:
+        seconds = parse_duration(text)
+    except ValueError as exc:
+        raise BadInput(f"--since: {exc}") from None
+    until = datetime.now(UTC)
+    start, end = stats.window(until, seconds)
+    return start, end, seconds
+
+
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    start, end, seconds = since(args.since)
+    with open_database(settings).session() as session:
+        fig = stats.figures(session, start, end)
+    print(json.dumps(fig, ensure_ascii=False, indent=1) if args.json else figures_text(fig, seconds))
+    return EXIT_OK
+
+
+def cmd_gaps(args: argparse.Namespace, settings: Settings) -> int:
+    start, end, seconds = since(args.since)
+    with open_database(settings).session() as session:
+        found = gaps.knowledge_gaps(session, start, end)
+    print(json.dumps(found, ensure_ascii=False, indent=1) if args.json else gaps_text(found, seconds))
+    return EXIT_OK
+
+
+def cmd_feedback(args: argparse.Namespace, settings: Settings) -> int:
+    db = open_database(settings)
+    feedback.record(db, args.run_id, user=args.actor, value=args.value)
+    if args.note:
+        feedback.add_note(db, args.run_id, user=args.actor, note=args.note)
+    print(f"Recorded: {args.actor} says {args.value} on run {args.run_id}.")
+    return EXIT_OK
+
+
+def _span(fig: dict[str, Any], seconds: float) -> str:
+    start, end = datetime.fromisoformat(fig["since"]), datetime.fromisoformat(fig["until"])
+    return f"{start:%Y-%m-%d %H:%M} → {end:%Y-%m-%d %H:%M} UTC (the last {describe(seconds)})"
+
+
+def figures_text(fig: dict[str, Any], seconds: float) -> str:
+    lines = [f"Runs started {_span(fig, seconds)}", ""]
+    for label, value, detail in stats.rows(fig):
+        lines.append(f"{label:<26} {value:>14}   {detail}".rstrip())
+    notes = fig["feedback"]["notes"]
+    if notes:
+        lines += ["", "Feedback notes:"] + [f"  run {n['run_id']}: {n['note']}" for n in notes]
+    return "\n".join(lines)
+
+
+def gaps_text(found: dict[str, Any], seconds: float) -> str:
+    topics = found["topics"]
+    lines = [f"Knowledge gaps in the runs started {_span(found, seconds)}: {len(topics)} topic(s) from "
+             f"{sum(len(t['tickets']) for t in topics)} ticket(s) of {found['runs_considered']} run(s)."]
+    for topic in topics:
+        signals = ", ".join(f"{gaps.SIGNALS[k]} ×{n}" for k, n in topic["signals"].items())
+        todo = ("fix or extend " + ", ".join(topic["articles"])) if topic["articles"] else \
+            "write an article: the help center has nothing the agent could use"
+        lines += ["", f"■ {topic['topic']} — {len(topic['tickets'])} ticket(s): {signals}", f"  To do: {todo}"]
+        for ticket in topic["tickets"]:
+            lines.append(f"  {ticket['ticket_id']} “{ticket['title']}” ({ticket['customer']}) · "
+                         + ("runs " if len(ticket["runs"]) > 1 else "run ") + ", ".join(f"#{r}" for r in ticket["runs"]))
+            for signal in ticket["signals"]:
+                lines.append(f"      {gaps.SIGNALS[signal['kind']]}: {signal['detail']}")
+            asked = ticket["questions"][1:]
+            if asked:
+                lines.append("      searched for: " + "; ".join(f"“{q}”" for q in asked))
+    return "\n".join(lines)

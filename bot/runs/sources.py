@@ -1,0 +1,122 @@
+"""The sources of a draft reply: the help-center sections it cites, the similar tickets the run looked at,
+and what is wrong with its citations (a section that does not exist, one the run never retrieved, none at all).
+
+Computed from what the run stores (its messages: every tool call and result) and the help center, so the
+card, the step log and `kitebase replay` show the same check. Nothing here talks to Slack.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from bot.db.models import HelpSection
+
+logger = logging.getLogger(__name__)
+
+# An anchor as the help center writes them, "[account-recovery#2]"; also bare or inside a help-center link.
+CITATION = re.compile(r"(?<![\w-])([a-z0-9]+(?:-[a-z0-9]+)*#\d+)(?![\w-])")
+HIT_HEAD = re.compile(r"^\[([a-z0-9]+(?:-[a-z0-9]+)*#\d+)\] (.+)$", re.MULTILINE)
+TICKET_ID = re.compile(r'"id": "(KITE-\d+)"')
+SIMILAR_SHOWN = 6
+DRAFT_TOOLS = frozenset({"reply_to_customer"})
+
+
+def cited(text: str) -> list[str]:
+    """Every section anchor the text names, in order, without repeats."""
+    found: list[str] = []
+    for anchor in CITATION.findall(text or ""):
+        if anchor not in found:
+            found.append(anchor)
+    return found
+
+
+def _results(messages: list[dict[str, Any]]) -> dict[str, str]:
+    results = {}
+    for message in messages:
+        if message.get("role") != "user" or not isinstance(message.get("content"), list):
+            continue
+        for block in message["content"]:
+            if block.get("type") == "tool_result" and not block.get("is_error"):
+                content = block.get("content", "")
+                results[block.get("tool_use_id")] = content if isinstance(content, str) else json.dumps(content)
+    return results
+
+
+def calls_before(messages: list[dict[str, Any]], tool_use_id: str | None) -> list[tuple[dict[str, Any], str]]:
+    """(tool_use, result text) of every call the run made before the turn that holds `tool_use_id`."""
+    results = _results(messages)
+    calls = []
+    for message in messages:
+        uses = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"] \
+            if message.get("role") == "assistant" else []
+        if tool_use_id is not None and any(u.get("id") == tool_use_id for u in uses):
+            break
+        calls += [(u, results[u["id"]]) for u in uses if u.get("id") in results]
+    return calls
+
+
+def retrieved(messages: list[dict[str, Any]], tool_use_id: str | None = None) -> dict[str, Any]:
+    """What the run had read before a draft: help sections (anchor -> heading) and similar tickets."""
+    sections: dict[str, str] = {}
+    tickets: dict[str, dict[str, Any]] = {}
+    for use, text in calls_before(messages, tool_use_id):
+        if use.get("name") == "search_help":
+            for anchor, heading in HIT_HEAD.findall(text):
+                sections.setdefault(anchor, heading.strip())
+        elif use.get("name") == "search_tickets":
+            for hit in _ticket_hits(text):
+                tickets.setdefault(hit["id"], hit)
+    return {"sections": sections, "tickets": list(tickets.values())}
+
+
+def _ticket_hits(text: str) -> list[dict[str, Any]]:
+    try:
+        hits = json.loads(text)
+    except ValueError:  # cut by KITEBASE_TOOL_RESULT_MAX_CHARS: keep the ids that are there
+        return [{"id": ticket_id} for ticket_id in TICKET_ID.findall(text)]
+    if not isinstance(hits, list):
+        return []
+    return [{k: h.get(k) for k in ("id", "title", "customer", "status")} for h in hits
+            if isinstance(h, dict) and h.get("id")]
+
+
+def check(session: Session, text: str, messages: list[dict[str, Any]], tool_use_id: str | None) -> dict[str, Any]:
+    """The sources of `text` (a draft held as `tool_use_id`) and the problems with its citations."""
+    seen = retrieved(messages, tool_use_id)
+    anchors = cited(text)
+    known = {s.id: s for s in session.exec(select(HelpSection).where(col(HelpSection.id).in_(anchors))).all()} \
+        if anchors else {}
+    sources = [{"id": a, "exists": a in known, "retrieved": a in seen["sections"],
+                "heading": known[a].heading if a in known else None,
+                "article": known[a].article_title if a in known else None} for a in anchors]
+    return {"cited": sources, "similar": seen["tickets"][:SIMILAR_SHOWN], "problems": problems(sources)}
+
+
+def problems(sources: list[dict[str, Any]]) -> list[str]:
+    if not sources:
+        return ["cites no help-center section"]
+    found = []
+    for source in sources:
+        if not source["exists"]:
+            found.append(f"cites {source['id']}, which does not exist")
+        elif not source["retrieved"]:
+            found.append(f"cites {source['id']}, which the run never retrieved")
+    return found
+
+
+def annotate(session: Session, messages: list[dict[str, Any]], tool_calls: list[dict[str, Any]]) -> None:
+    """Add the check to every draft in a step's tool calls (as `sources`), before the step is stored and
+    logged. A failing check is logged and left out: it never stops a run."""
+    for call in tool_calls or []:
+        arguments = call.get("input")
+        if call.get("name") not in DRAFT_TOOLS or not isinstance(arguments, dict) or "sources" in call:
+            continue
+        try:
+            call["sources"] = check(session, str(arguments.get("message") or ""), messages, call.get("id"))
+        except Exception:
+            logger.exception("could not check the sources of draft %s", call.get("id"))

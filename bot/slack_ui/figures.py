@@ -1,0 +1,63 @@
+"""The figures and the knowledge gaps in Block Kit: a table block in messages (the daily digest), section
+fields in App Home, one section per topic for the gaps. Builders are pure; the data comes from
+bot/runs/stats.py and bot/runs/gaps.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.runs.gaps import SIGNALS
+from bot.runs.stats import rows
+from bot.slack_ui.limits import FIELD_TEXT, clip, context, escape, header, mrkdwn_section
+
+MAX_FIELDS = 10  # per section
+GAP_TOPICS_SHOWN = 5
+GAP_TICKETS_SHOWN = 6
+
+
+def _cell(text: str) -> dict[str, str]:
+    return {"type": "raw_text", "text": text or " "}
+
+
+def build_figures_table(fig: dict[str, Any]) -> dict[str, Any]:
+    """The figures as one table block (Slack allows a table in messages; rows of label, value, detail)."""
+    table = [[_cell("Figure"), _cell("Value"), _cell("Detail")]]
+    table += [[_cell(label.strip() if not label.startswith("  ") else "· " + label.strip()), _cell(value),
+               _cell(detail)] for label, value, detail in rows(fig)]
+    return {"type": "table", "rows": table,
+            "column_settings": [{"is_wrapped": False}, {"align": "right"}, {"is_wrapped": True}]}
+
+
+def build_figures_fields(fig: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same figures as section fields, one figure per line (its name on the left, its value on the right),
+    for App Home: Slack documents the table block for messages."""
+    fields = []
+    for label, value, detail in rows(fig):
+        name = f"*{escape(label.strip())}*" if not label.startswith("  ") else f"     ↳ {escape(label.strip())}"
+        shown = escape(value) + (f" · _{escape(detail)}_" if detail else "")
+        fields += [{"type": "mrkdwn", "text": clip(name, FIELD_TEXT)}, {"type": "mrkdwn", "text": clip(shown, FIELD_TEXT)}]
+    return [{"type": "section", "fields": fields[i:i + MAX_FIELDS]} for i in range(0, len(fields), MAX_FIELDS)]
+
+
+def _topic_text(topic: dict[str, Any]) -> str:
+    signals = ", ".join(f"{SIGNALS[k]} ×{n}" for k, n in topic["signals"].items())
+    todo = ("fix or extend " + ", ".join(f"`{escape(a)}`" for a in topic["articles"])) if topic["articles"] \
+        else "write an article (the help center has nothing the agent could use)"
+    lines = [f"*{escape(topic['topic'])}* · {len(topic['tickets'])} ticket(s): {escape(signals)}", f"To do: {todo}"]
+    for ticket in topic["tickets"][:GAP_TICKETS_SHOWN]:
+        lines.append(f"• *{escape(ticket['ticket_id'])}* “{escape(clip(ticket['title'], 120))}” "
+                     f"({escape(ticket['customer'] or '?')}) · run " + ", ".join(f"#{r}" for r in ticket["runs"]))
+    if len(topic["tickets"]) > GAP_TICKETS_SHOWN:
+        lines.append(f"_… and {len(topic['tickets']) - GAP_TICKETS_SHOWN} more (`kitebase gaps`)_")
+    return "\n".join(lines)
+
+
+def build_gaps(found: dict[str, Any], title: str = "Knowledge gaps") -> list[dict[str, Any]]:
+    topics = found.get("topics") or []
+    blocks = [header(f"{title} ({len(topics)})")]
+    if not topics:
+        return [*blocks, context("None: every question the agent met was answered from the help center.")]
+    blocks += [mrkdwn_section(_topic_text(t)) for t in topics[:GAP_TOPICS_SHOWN]]
+    if len(topics) > GAP_TOPICS_SHOWN:
+        blocks.append(context(f"… {len(topics) - GAP_TOPICS_SHOWN} more topics: `kitebase gaps`."))
+    return blocks

@@ -22,13 +22,36 @@ GOAL = "handle KITE-142, and tell me if other customers have hit the same proble
 
 def block_text(block: dict) -> str:
     kind = block.get("type")
+    if kind == "section" and block.get("fields"):
+        return fields_text(block["fields"])
     if kind in ("section", "header"):
-        return block.get("text", {}).get("text", "")
+        text = block.get("text", {}).get("text", "")
+        return f"▌{text.upper()}" if kind == "header" else text
     if kind == "context":
         return " ".join(e.get("text", "") for e in block.get("elements", []))
     if kind == "actions":
         return "[" + "] [".join(e["text"]["text"] for e in block["elements"]) + "]"
+    if kind == "context_actions":
+        return "  ".join(f"[👍 {e['positive_button']['text']['text']}] [👎 {e['negative_button']['text']['text']}]"
+                         for e in block["elements"] if e["type"] == "feedback_buttons")
+    if kind == "table":
+        return table_text(block["rows"])
     return f"<{kind}>"
+
+
+def fields_text(fields: list[dict]) -> str:
+    """Section fields as Slack lays them out: two columns."""
+    cells = [f["text"].replace("\n", ": ", 1).replace("*", "").replace("_", "") for f in fields]
+    width = max(len(c) for c in cells[0::2]) + 3
+    return "\n".join(f"{left:<{width}}{right}" for left, right in zip(cells[0::2], cells[1::2] + [""], strict=False))
+
+
+def table_text(rows: list[list[dict]]) -> str:
+    texts = [[c.get("text", "") for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in texts if i < len(r)) for i in range(len(texts[0]))]
+    lines = ["│ " + " │ ".join(t.ljust(w) for t, w in zip(row, widths, strict=False)) + " │" for row in texts]
+    rule = "├" + "┼".join("─" * (w + 2) for w in widths) + "┤"
+    return "\n".join([lines[0], rule, *lines[1:]])
 
 
 def show(harness, start: int) -> int:
@@ -53,6 +76,25 @@ def show(harness, start: int) -> int:
     return len(calls)
 
 
+def feedback_click(harness, value: str) -> None:
+    harness.send.interaction({
+        "type": "block_actions", "team": {"id": "T0TEAM"}, "user": {"id": "ULEAD"}, "api_app_id": "A0APP",
+        "trigger_id": "trig-feedback", "channel": {"id": "CSUPPORT"},
+        "container": {"type": "message", "message_ts": "1.0", "channel_id": "CSUPPORT"},
+        "actions": [{"type": "feedback_buttons", "action_id": "run_feedback", "block_id": "feedback-1",
+                     "value": value, "action_ts": "1.0"}]})
+
+
+def show_home(view: dict) -> None:
+    """App Home as the lead sees it, drawn in a box."""
+    lines = [line for block in view["blocks"] for line in ("", *block_text(block).splitlines())][1:]
+    width = max(len(line) for line in lines) + 2
+    print("┌" + "─" * width + "┐")
+    for line in lines:
+        print(f"│ {line:<{width - 1}}│")
+    print("└" + "─" * width + "┘")
+
+
 def main() -> None:
     goal = sys.argv[1] if len(sys.argv) > 1 else GOAL
     with tempfile.TemporaryDirectory() as scratch:
@@ -73,7 +115,15 @@ def main() -> None:
             print("\n@lead clicks [Approve and send]")
             harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
             harness.drain()
+            seen = show(harness, seen)
+            print("\n@lead clicks [👍 Good] under the answer")
+            feedback_click(harness, "up:1")
+            harness.drain()
             show(harness, seen)
+            print("\n@lead opens the Kitebase App Home")
+            harness.send.event({"type": "app_home_opened", "user": "ULEAD", "channel": "D1", "tab": "home"})
+            harness.drain()
+            show_home(harness.slack.home_views["ULEAD"])
         finally:
             stop()
             db.engine.dispose()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import os
+import traceback
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltResponse
 from slack_sdk import WebClient
 
 from bot.config import Settings
@@ -17,6 +19,11 @@ from bot.slack.context import SlackContext
 from bot.slack.identity import BotIdentity
 
 logger = logging.getLogger(__name__)
+
+
+def _raised_in_bolt(error: Exception) -> bool:
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and f"{os.sep}slack_bolt{os.sep}" in frames[-1].filename
 
 
 def build_dispatch(settings: Settings, service: RunService) -> Any:
@@ -48,7 +55,11 @@ def build_app(settings: Settings, db: Database, *, service: RunService | None = 
     register_all(app, ctx)
 
     @app.error
-    def handle_errors(error: Exception, body: dict) -> None:
+    def handle_errors(error: Exception, body: dict) -> BoltResponse | None:
+        if _raised_in_bolt(error):  # Bolt's own code choked on an odd payload: the request is at fault
+            logger.warning("a malformed Slack request (%s: %s); answered 400", type(error).__name__, error)
+            return BoltResponse(status=400, body="malformed request")
         logger.exception("unhandled error in a Slack listener (Slack gets a 500 and retries)", exc_info=error)
+        return None
 
     return app, ctx

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from bot.agent.events import Observer
 from bot.agent.model import ModelResponse
 from bot.agent.state import PendingCall, RunState
+from bot.redact import redact
 
 RESULT_CHARS = 300
 
@@ -32,7 +33,7 @@ class TurnPrinter(Observer):
         self.out = out or sys.stdout
 
     def _p(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        print(redact(text), file=self.out, flush=True)
 
     def on_model_response(self, state: RunState, response: ModelResponse) -> None:
         u = response.usage

@@ -46,7 +46,11 @@ def make_wsgi(app: App, db: Database, signing_secret: str | None = None) -> Call
                 return _json(start_response, problem.status, {"ok": False, "error": problem.message})
             environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
             with answering(), urgent_writes():  # Slack waits for this answer: it goes before the runs' work
-                return slack(environ, start_response)
+                try:
+                    return slack(environ, start_response)
+                except Exception:  # Bolt itself choked on the payload (our listeners' errors are handled inside)
+                    logger.exception("a Slack request Bolt could not process")
+                    return _json(start_response, "400 Bad Request", {"ok": False, "error": "unprocessable request"})
         return slack(environ, start_response)
 
     return wsgi

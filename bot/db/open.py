@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+from sqlalchemy import text
 from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 
 from bot.db.engine import Database, create_schema
@@ -28,11 +29,19 @@ def open_database(settings: object) -> Database:
     try:
         create_schema(db.engine)
         seed_desk(db, getattr(settings, "data_dir"))
+        _check_writable(db)
     except OperationalError as exc:
         raise DatabaseUnusable(f"DATABASE_URL={shown}: {_explain(exc)}") from None
     except DatabaseError as exc:
         raise DatabaseUnusable(f"DATABASE_URL={shown}: the database refused the schema ({_first_line(exc)})") from None
     return db
+
+
+def _check_writable(db: Database) -> None:
+    """A write that changes nothing, rolled back: a read-only database is named now, not mid-run."""
+    with db.engine.connect() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = version_num"))
+        conn.rollback()
 
 
 def _explain(exc: OperationalError) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
@@ -172,20 +172,26 @@ class RunService:
         finally:
             release_lease(self.db, run_id, self.owner)
 
-    def escalate_stuck(self, run_id: int, *, reason: str, observer: Observer | None = None) -> bool:
-        """Take a run away from a worker that stopped making progress, and hand it to a person."""
+    def escalate_stuck(self, run_id: int, *, reason: str, stale_before: datetime | None = None,
+                       observer: Observer | None = None) -> bool:
+        """Take a run away from a worker that stopped making progress, and hand it to a person. Only one
+        sweeper wins: the takeover requires the run still to look stuck, and makes it look fresh."""
         now = utcnow()
         with self.db.session() as session:
-            took = session.execute(update(Run).where(col(Run.id) == run_id, col(Run.status) == "running")
-                                   .values(lease_owner=self.owner,
-                                           lease_expires_at=now + timedelta(seconds=self.settings.lease_seconds))
-                                   ).rowcount == 1
+            stuck = [col(Run.id) == run_id, col(Run.status) == "running"]
+            if stale_before is not None:
+                stuck.append(col(Run.updated_at) < stale_before)
+            took = session.execute(update(Run).where(*stuck).values(
+                lease_owner=self.owner, lease_expires_at=now + timedelta(seconds=self.settings.lease_seconds),
+                updated_at=now)).rowcount == 1
         if not took:
             return False
         try:
             state = self.load_state(run_id)
             state.messages, _ = history.repair(state.messages, INTERRUPTED)
             return self._escalate_now(self._loop(run_id, observer), run_id, state, "stuck", reason)
+        except LeaseLost:  # another sweeper or worker has it now
+            return False
         finally:
             release_lease(self.db, run_id, self.owner)
 

@@ -3,13 +3,14 @@ signature), never a 500, and nothing is recorded."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
-from slack_sdk.signature import SignatureVerifier
 
 MAX_BODY = 1_000_000  # Slack's payloads are far smaller
 
@@ -39,7 +40,8 @@ def _check_signature(headers: dict[str, str], body: bytes, secret: str) -> Probl
         return Problem("401 Unauthorized", "missing or non-numeric X-Slack-Request-Timestamp")
     if abs(time.time() - int(timestamp)) > 60 * 5:
         return Problem("401 Unauthorized", "stale request")
-    if not SignatureVerifier(secret).is_valid(body=body, timestamp=timestamp, signature=signature):
+    expected = "v0=" + hmac.new(secret.encode(), b"v0:" + timestamp.encode() + b":" + body, hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected, signature):
         return Problem("401 Unauthorized", "invalid signature")
     return None
 
@@ -67,8 +69,19 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
     return data
 
 
+OBJECTS = ("event", "view", "container", "message", "actions_block", "enterprise", "state")
+
+
 def _check_shape(data: dict[str, Any]) -> Problem | None:
+    for key in OBJECTS:
+        if key in data and data[key] is not None and not isinstance(data[key], dict):
+            return Problem("400 Bad Request", f"{key} must be an object")
+    for key in ("user", "team", "channel"):
+        if key in data and data[key] is not None and not isinstance(data[key], dict | str):
+            return Problem("400 Bad Request", f"{key} must be an object or an id")
     kind = data.get("type")
+    if kind == "url_verification" and not isinstance(data.get("challenge"), str):
+        return Problem("400 Bad Request", "url_verification needs a challenge")
     if kind == "event_callback":
         event = data.get("event")
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
@@ -82,10 +95,13 @@ def _check_shape(data: dict[str, Any]) -> Problem | None:
     elif kind in ("block_actions", "view_submission", "view_closed"):
         if not isinstance(data.get("user"), dict):
             return Problem("400 Bad Request", f"{kind} needs a user object")
-        if kind == "block_actions" and not isinstance(data.get("actions"), list):
-            return Problem("400 Bad Request", "block_actions needs an actions list")
-        if kind != "block_actions" and not isinstance(data.get("view"), dict):
-            return Problem("400 Bad Request", f"{kind} needs a view object")
+        if kind == "block_actions" and not (isinstance(data.get("actions"), list)
+                                            and all(isinstance(a, dict) for a in data["actions"])):
+            return Problem("400 Bad Request", "block_actions needs a list of action objects")
+        view = data.get("view")
+        if kind != "block_actions" and not (isinstance(view, dict) and isinstance(view.get("type"), str)
+                                            and isinstance(view.get("callback_id", ""), str)):
+            return Problem("400 Bad Request", f"{kind} needs a view object with a type")
     elif "command" in data and not isinstance(data.get("command"), str):
         return Problem("400 Bad Request", "command must be text")
     return None

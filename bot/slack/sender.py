@@ -42,6 +42,8 @@ TRANSIENT = frozenset({"ratelimited", "internal_error", "fatal_error", "service_
 AUTH = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"})
 NO_STREAMING = frozenset({"feature_not_enabled", "unknown_method", "method_deprecated", "not_allowed",
                           "streaming_not_supported", "channel_type_not_supported"})
+CANNOT_LOOK = frozenset({"missing_scope", "not_in_channel", "channel_not_found", "not_allowed_token_type",
+                         "unknown_method", "method_deprecated", "access_denied"})
 VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline", "request"})
 
 
@@ -155,7 +157,12 @@ class OutboxSender:
                 return
             row, uncertain = claimed
             if uncertain and row.ts is None and self._verifiable(row):
-                found = self._find_in_slack(row)
+                try:
+                    found = self._find_in_slack(row)
+                except SlackApiError as exc:  # cannot look now: try again later, still uncertain
+                    outbox_claims.retry(self.db, row_id, after=_backoff(row.attempts), uncertain=True,
+                                        error=redact(f"looking for an uncertain post: {exc.response.get('error')}"))
+                    return
                 if found:
                     outbox_claims.found_in_slack(self.db, row_id, found)
                     row.ts = found
@@ -242,7 +249,11 @@ class OutboxSender:
         try:
             messages = self.client.api_call(method, http_verb="GET", params=params).get("messages", [])
         except SlackApiError as exc:
-            if exc.response.get("error") in ("thread_not_found", "message_not_found"):
+            error = exc.response.get("error")
+            if error in ("thread_not_found", "message_not_found"):
+                return None
+            if error in CANNOT_LOOK:  # e.g. the app lacks the history scopes: post again rather than never
+                logger.warning("cannot look for outbox row %s in Slack (%s); posting it again", row.id, error)
                 return None
             raise
         for message in messages:

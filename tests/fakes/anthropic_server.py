@@ -24,6 +24,7 @@ import itertools
 import json
 import re
 import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable
@@ -40,6 +41,8 @@ __all__ = [
     "tool_use",
     "reply",
     "error",
+    "Raw",
+    "Drop",
 ]
 
 Responder = Callable[[dict], dict | tuple]
@@ -98,6 +101,21 @@ def _error_body(error_type: str, message: str) -> dict:
 # --------------------------------------------------------------------------
 # request validation
 # --------------------------------------------------------------------------
+
+
+class Raw:
+    """A scripted answer sent byte for byte (a cut-off JSON body, an HTML error page...)."""
+
+    def __init__(self, body: bytes | str, status: int = 200, content_type: str = "application/json"):
+        self.body = body.encode() if isinstance(body, str) else body
+        self.status, self.content_type = status, content_type
+
+
+class Drop:
+    """A scripted answer that never comes: the connection is closed (after `after` seconds)."""
+
+    def __init__(self, after: float = 0.0):
+        self.after = after
 
 
 class InvalidRequest(Exception):
@@ -489,6 +507,18 @@ class _Handler(BaseHTTPRequestHandler):
 
         try:
             result = self.api._respond(body)
+            if isinstance(result, Drop):
+                time.sleep(result.after)
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            if isinstance(result, Raw):
+                self.send_response(result.status)
+                self.send_header("content-type", result.content_type)
+                self.send_header("content-length", str(len(result.body)))
+                self.end_headers()
+                self.wfile.write(result.body)
+                return
         except _OutOfScript as exc:
             self._send(500, _error_body("api_error", str(exc)), {"x-should-retry": "false"})
             return
@@ -563,7 +593,7 @@ class MessagesAPIServer(LocalHTTPServer):
     def queue(self, *responses: dict | tuple) -> None:
         """Append scripted replies (response dicts or ``(status, body[, headers])`` tuples)."""
         for r in responses:
-            if not isinstance(r, (dict, tuple)):
+            if not isinstance(r, (dict, tuple, Raw, Drop)):
                 raise TypeError(f"queued reply must be a dict or a tuple, got {type(r).__name__}")
         with self._lock:
             self._queue.extend(responses)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
 from bot.agent.replay import timeline
@@ -18,6 +19,7 @@ from bot.cli_output import one_line
 from bot.cli_reports import add_report_commands
 from bot.cli_run import (
     EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
     EXIT_OK,
     EXIT_STOPPED,
     cmd_decide,
@@ -59,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DatabaseUnusable as exc:
         print(redact(f"kitebase: {exc}"), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except SQLAlchemyError as exc:  # the database failed mid-command: one line; the traceback with -v
+        logger.debug("database error", exc_info=True)
+        line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        print(redact(f"kitebase: the database failed ({line}); what was stored is intact, try again"), file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print("\nkitebase: interrupted; the run is stored and can be continued with `kitebase resume`.", file=sys.stderr)
         return EXIT_STOPPED

@@ -16,6 +16,8 @@ from bot.config import Settings
 from bot.db.models import Approval, Run
 from bot.db.open import open_database
 from bot.runs import sources
+from bot.redact import redact
+from bot.runs.processes import Liveness
 from bot.runs.service import BadInput, RunService
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
@@ -40,7 +42,16 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) -> int:
-    """Continue the run, answering approvals as --approve says, until it ends or waits."""
+    """Continue the run, answering approvals as --approve says, until it ends or waits. This process beats
+    while it works, so if it is killed `kitebase serve` (or `kitebase sweep`) takes the run over in seconds."""
+    liveness = Liveness(service.db, service.owner, "cli").start()
+    try:
+        return _drive(service, run_id, args, out)
+    finally:
+        liveness.stop()
+
+
+def _drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) -> int:
     printer = TurnPrinter(out)
     mode = approve_mode(args)
     while True:
@@ -120,7 +131,7 @@ def hint_waiting(service: RunService, run_id: int, out: Any) -> None:
 
 def finish(run_id: int, state: RunState, args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
-        print(json.dumps(run_json(run_id, state), ensure_ascii=False))
+        print(redact(json.dumps(run_json(run_id, state), ensure_ascii=False)))
     return {"completed": EXIT_OK, "escalated": EXIT_STOPPED, "awaiting_approval": EXIT_STOPPED}.get(
         state.status, EXIT_INTERNAL)
 
@@ -141,7 +152,7 @@ def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
     else:
         decision = service.decide(args.approval_id, action="reject", actor=args.actor, reason=args.reason)
     out = sys.stderr if args.json else sys.stdout
-    print(decision.message, file=out)
+    print(redact(decision.message), file=out)
     if decision.outcome in ("not_found", "mismatch", "already_decided") or decision.run_id is None:
         return EXIT_BAD_INPUT
     return drive(service, decision.run_id, args, out)

@@ -18,6 +18,7 @@ from bot.slack.authz import approvers_hint, may_decide, unknown_groups
 from bot.slack.context import SlackContext
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
+from bot.slack_ui.limits import escape
 from bot.slack_ui.feedback import build_feedback_modal
 
 logger = logging.getLogger(__name__)
@@ -120,7 +121,7 @@ def decide_and_continue(ctx: SlackContext, user: str, approval: dict[str, Any], 
     decision = ctx.service.decide(int(approval["id"]), action=action, actor=user, message=message, reason=reason,
                                   expected_fingerprint=fingerprint)
     if decision.outcome in ("not_found", "mismatch", "already_decided"):
-        return decision.message
+        return escape(decision.message)  # plain text (names a person as they were recorded)
     if decision.run_id is not None:
         ctx.dispatch(decision.run_id, None)
     return None

@@ -86,8 +86,9 @@ def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuc
                                                col(Run.updated_at) < now - timedelta(seconds=stuck_after_seconds))
                              ).all()
         decided = queries.decided_but_waiting(session, older_than=now - grace)
-    escalated = [run.id for run in stuck
-                 if service.escalate_stuck(run.id, reason=f"no progress for {stuck_after_seconds:g} s: the run is stuck")]
+    cutoff = now - timedelta(seconds=stuck_after_seconds)
+    escalated = [run.id for run in stuck if service.escalate_stuck(
+        run.id, reason=f"no progress for {stuck_after_seconds:g} s: the run is stuck", stale_before=cutoff)]
     resumed = []
     for run_id in sorted({r.id for r in orphans} | set(decided)):
         if run_id not in escalated:

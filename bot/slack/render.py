@@ -131,8 +131,10 @@ class Renderer:
         if escalation is None:
             return None
         state, run = dict(row.state or {}), escalation["run"]
-        if "permalink" not in state and run.get("channel") and run.get("thread_ts"):
-            state["permalink"] = self.permalink(run["channel"], run["thread_ts"])
+        if not state.get("permalink") and run.get("channel") and run.get("thread_ts"):
+            link = self.permalink(run["channel"], run["thread_ts"])
+            if link:
+                state["permalink"] = link
         text, blocks = queue.build_escalation(
             escalation_id=escalation["id"], run_id=run["id"], ticket_id=run["ticket_id"] or "-",
             kind=escalation["kind"], reason=escalation["reason"], summary=escalation["summary"] or "",
@@ -158,7 +160,7 @@ class Renderer:
         return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**views.home(self.db))})])
 
     def _ephemeral(self, row: Outbox) -> Delivery:
-        text = escape((row.payload or {}).get("text", ""))
+        text = str((row.payload or {}).get("text", ""))  # a sentence of ours (mrkdwn), like a notice
         args = {"channel": row.channel, "user": row.user, "text": text}
         if row.thread_ts:
             args["thread_ts"] = row.thread_ts

@@ -126,7 +126,9 @@ def build_request(user: str, goal: str) -> Message:
 
 
 def build_notice(text: str) -> Message:
-    return escape(text), [mrkdwn_section(":information_source: " + escape(text))]
+    """A sentence of ours in a thread (mrkdwn: it may mention people or channels; any user text in it was
+    escaped where the sentence was made)."""
+    return text, [mrkdwn_section(":information_source: " + text)]
 
 
 def build_final(*, run_id: int, status: str, answer: str | None, reason: str | None, steps: int, tokens: int,

@@ -587,6 +587,7 @@ class SlackAPIServer(LocalHTTPServer):
             "files.completeUploadExternal": self._files_complete_upload,
             "users.info": self._users_info,
             "conversations.replies": self._conversations_replies,
+            "conversations.history": self._conversations_history,
             "conversations.info": self._conversations_info,
             "usergroups.users.list": self._usergroups_users_list,
         }
@@ -1184,6 +1185,17 @@ class SlackAPIServer(LocalHTTPServer):
         if not found:
             raise _SlackError("thread_not_found")
         found.sort(key=lambda m: _ts_key(m["ts"]))
+        if str(args.get("include_all_metadata", "")).lower() not in ("1", "true"):
+            for message in found:
+                message.pop("metadata", None)
+        return {"messages": found, "has_more": False}
+
+    def _conversations_history(self, args: dict) -> dict:
+        channel = self._required(args, "channel", "channel_not_found")
+        oldest = _ts_key(str(args.get("oldest") or "0"))
+        found = [self._public(m) for (ch, ts), m in self.messages.items()
+                 if ch == channel and not m.get("thread_ts") and _ts_key(ts) >= oldest]
+        found.sort(key=lambda m: _ts_key(m["ts"]), reverse=True)  # newest first, as Slack answers
         if str(args.get("include_all_metadata", "")).lower() not in ("1", "true"):
             for message in found:
                 message.pop("metadata", None)

@@ -20,7 +20,7 @@ def _cell(text: str) -> dict[str, str]:
 
 
 def build_figures_table(fig: dict[str, Any]) -> dict[str, Any]:
-    """The figures as one table block (Slack allows a table in messages; rows of label, value, detail)."""
+    """The figures as one table block for a message (rows of label, value, detail)."""
     table = [[_cell("Figure"), _cell("Value"), _cell("Detail")]]
     table += [[_cell(label.strip() if not label.startswith("  ") else "· " + label.strip()), _cell(value),
                _cell(detail)] for label, value, detail in rows(fig)]
@@ -30,7 +30,7 @@ def build_figures_table(fig: dict[str, Any]) -> dict[str, Any]:
 
 def build_figures_fields(fig: dict[str, Any]) -> list[dict[str, Any]]:
     """The same figures as section fields, one figure per line (its name on the left, its value on the right),
-    for App Home: Slack documents the table block for messages."""
+    for App Home (the table block is only used in messages, one per message)."""
     fields = []
     for label, value, detail in rows(fig):
         name = f"*{escape(label.strip())}*" if not label.startswith("  ") else f"     ↳ {escape(label.strip())}"

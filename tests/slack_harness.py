@@ -40,7 +40,8 @@ class Harness:
         """Wait until no run is being continued and everything the runs wrote for Slack is delivered."""
         deadline, calm = time.monotonic() + timeout, 0
         while time.monotonic() < deadline:
-            calm = calm + 1 if not self.ctx.dispatch.busy() and self.sender.idle() else 0
+            runs_idle = not hasattr(self.ctx.dispatch, "busy") or not self.ctx.dispatch.busy()
+            calm = calm + 1 if runs_idle and self.sender.idle() else 0
             if calm >= 3:
                 return
             time.sleep(0.03)
@@ -79,13 +80,19 @@ def harness_settings(settings: Settings, slack: SlackAPIServer) -> Settings:
         "escalation_channel": settings.escalation_channel or "CQUEUE"})
 
 
-def start_harness(settings: Settings, db: Database, *, model_factory: Any = None) -> tuple[Harness, Any]:
-    slack = SlackAPIServer().start()
+def start_harness(settings: Settings, db: Database, *, model_factory: Any = None,
+                  slack: SlackAPIServer | None = None) -> tuple[Harness, Any]:
+    """The web side. In queue mode (settings.execution == "queue") the workers continue runs and deliver the
+    outbox, as in production; `harness.sender` still exists, for tests that look at the outbox."""
+    own_slack = slack is None
+    slack = slack or SlackAPIServer().start()
     settings = harness_settings(settings, slack)
     service = RunService(db, settings, model_factory=model_factory) if model_factory else RunService(db, settings)
     app, ctx = build_app(settings, db, service=service)
     ctx.identity.learn(ctx.client)  # serve does this in the background at start-up
-    sender = OutboxSender(db, settings, make_client(settings)).start()
+    sender = OutboxSender(db, settings, make_client(settings))
+    if settings.execution != "queue":
+        sender.start()
     server = create_server(make_wsgi(app, db, SECRET), host="127.0.0.1", port=0, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -99,7 +106,8 @@ def start_harness(settings: Settings, db: Database, *, model_factory: Any = None
             server.close()
             ctx.dispatch.shutdown()
             sender.stop()
-            slack.stop()
+            if own_slack:
+                slack.stop()
 
     return harness, stop
 

@@ -16,7 +16,7 @@ import procrastinate
 import pytest
 from sqlmodel import col, select
 
-from bot.db.models import Run, Step
+from bot.db.models import NamedLock, Run, Step
 from bot.runs.service import RunService
 from bot.runs.workqueue import QueueDispatcher, conninfo, ensure_schema, retry_stalled_jobs
 from tests.fakes.anthropic_server import MessagesAPIServer
@@ -183,4 +183,40 @@ def test_sigkill_mid_approval_then_decision_after_restart(db, pg_settings):
     with db.session() as session:
         run = session.get(Run, run_id)
     assert_well_formed(run.messages)
+    assert len(staff_replies(db, "KITE-142")) == 1
+
+
+def test_workers_deliver_slack_one_at_a_time_and_another_takes_over(db, pg_settings):
+    """Queue mode: the web side only records; the workers continue runs and deliver the outbox, one sender at a
+    time. The delivering worker is killed; the other takes over and nothing is posted twice."""
+    from tests.fakes.slack_server import SlackAPIServer
+    from tests.slack_harness import BOT_TOKEN, start_harness
+
+    slack = SlackAPIServer().start()
+    env = {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_API_BASE_URL": slack.url + "/api/", "KITEBASE_SLACK_MIN_INTERVAL": "0.02",
+           "KITEBASE_SLACK_RATE_SCALE": "100", "KITEBASE_ESCALATION_CHANNEL": "CQUEUE"}
+    h, stop_web = start_harness(pg_settings, db, slack=slack)
+    workers = [start_worker(pg_settings, **env) for _ in range(2)]
+    try:
+        ts, (status, _) = h.send.mention("handle KITE-142")
+        assert status == 200
+        card = slack.wait_for("chat.postMessage", timeout=60, predicate=lambda a: "approve_reply" in json.dumps(a["blocks"]))[0]
+        with db.session() as session:
+            leader = session.exec(select(NamedLock).where(NamedLock.name == "outbox-sender")).one().owner
+        doomed = next(w for w in workers if f":{w.pid}/" in leader)
+        stop(doomed, signal.SIGKILL)
+        value = next(b["elements"][0]["value"] for b in card["blocks"] if b["type"] == "actions")
+        h.send.click("approve_reply", value)
+        slack.wait_for("chat.postMessage", timeout=90, predicate=lambda a: "KITE-144" in (a.get("text") or ""))
+        wait_until(lambda: statuses(db)[1] == "completed", what="the approved run to finish")
+        wait_until(h.sender.idle, timeout=60, what="the outbox to be delivered by the surviving worker")
+    finally:
+        for worker in workers:
+            stop(worker)
+        stop_web()
+        slack.stop()
+    shown = [m for m in slack.thread("CSUPPORT", ts)]
+    assert sum("approve_reply" in json.dumps(m.get("blocks") or []) for m in shown) == 0, "the card shows the decision"
+    assert sum("KITE-144" in (m.get("text") or "") for m in shown) == 1, "the answer once"
+    assert sum(1 for m in shown if (m.get("blocks") or [{}])[0].get("type") == "header") == 1, "the card once"
     assert len(staff_replies(db, "KITE-142")) == 1

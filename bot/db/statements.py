@@ -16,7 +16,7 @@ _cache: dict[tuple[str, str, tuple[str, ...], str | None], Any] = {}
 def insert_ignore(session: Session, table: Table, values: dict[str, Any], *, conflict: tuple[str, ...],
                   returning: str | None = None) -> Any:
     """INSERT … ON CONFLICT DO NOTHING [RETURNING col]; returns the returned value (None when the row was
-    already there) or the row count."""
+    already there) or the row count (not reliable on PostgreSQL for a skipped row: use `returning`)."""
     dialect = session.get_bind().dialect.name
     key = (dialect, table.name, conflict, returning)
     statement = _cache.get(key)

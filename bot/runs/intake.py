@@ -80,8 +80,10 @@ def record(db: Database, request: Request, *, model: str, max_goal_chars: int) -
 
 
 def _claim(session: Session, key: str) -> bool:
-    return bool(insert_ignore(session, Delivery.__table__, {"key": key, "run_id": None, "created_at": utcnow()},
-                              conflict=("key",)))
+    """True for the first claim of `key` (RETURNING tells, on both databases: psycopg's rowcount for a
+    skipped ON CONFLICT insert is not reliable)."""
+    return insert_ignore(session, Delivery.__table__, {"key": key, "run_id": None, "created_at": utcnow()},
+                         conflict=("key",), returning="key") is not None
 
 
 def _record(session: Session, request: Request, *, model: str, max_goal_chars: int, look_first: bool) -> Intake:

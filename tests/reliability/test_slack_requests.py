@@ -111,6 +111,8 @@ def test_the_same_event_five_times_in_a_row_and_at_once_is_one_run(harness, db):
     assert sorted(r.ticket_id for r in runs(db)) == ["KITE-142", "KITE-144"]
     with db.session() as session:
         assert len(session.exec(select(Delivery)).all()) == 2
+    assert not [c for c in harness.slack.calls_to("chat.postMessage") if "already has a live run" in (c.get("text") or "")], \
+        "a duplicate is dropped quietly, not answered as a second request"
 
 
 def _card_value(h) -> str:

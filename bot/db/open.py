@@ -19,7 +19,7 @@ class DatabaseUnusable(RuntimeError):
 
 
 def open_database(settings: object) -> Database:
-    url = str(getattr(settings, "database_url"))
+    url = str(settings.database_url)
     shown = _hide_password(url)
     try:
         db = Database.from_url(url)
@@ -28,7 +28,7 @@ def open_database(settings: object) -> Database:
                                "use sqlite:///path/to/kitebase.db or postgresql+psycopg://user@host/db") from None
     try:
         create_schema(db.engine)
-        seed_desk(db, getattr(settings, "data_dir"))
+        seed_desk(db, settings.data_dir)
         _check_writable(db)
     except OperationalError as exc:
         raise DatabaseUnusable(f"DATABASE_URL={shown}: {_explain(exc)}") from None

@@ -18,8 +18,8 @@ from bot.slack.authz import approvers_hint, may_decide, unknown_groups
 from bot.slack.context import SlackContext
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
-from bot.slack_ui.limits import escape
 from bot.slack_ui.feedback import build_feedback_modal
+from bot.slack_ui.limits import escape
 
 logger = logging.getLogger(__name__)
 

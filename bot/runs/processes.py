@@ -79,9 +79,8 @@ def dead_owners(session: Session, now: datetime, stale_seconds: float) -> set[st
     for row in session.exec(select(ProcessBeat)).all():
         if row.owner == owner_name():
             continue
-        if row.stopped_at is not None or row.beat_at < now - timedelta(seconds=stale_seconds):
-            dead.add(row.owner)
-        elif row.host == host and row.pid and not _pid_alive(row.pid):
+        stopped = row.stopped_at is not None or row.beat_at < now - timedelta(seconds=stale_seconds)
+        if stopped or (row.host == host and row.pid and not _pid_alive(row.pid)):
             dead.add(row.owner)
     return dead
 

@@ -32,14 +32,13 @@ from bot.runs.store import (
     Checkpoint,
     Heartbeat,
     LeaseLost,
-    apply_state,
     open_escalation,
     pending_approvals,
     release_lease,
     state_from_run,
     take_lease,
 )
-from tools import REGISTRY, ToolContext, ToolError, ToolResult
+from tools import REGISTRY, Tool, ToolContext, ToolError, ToolResult
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +49,9 @@ INTERRUPTED = ("Interrupted: the worker stopped during this turn before its resu
 
 class RunService:
     def __init__(self, db: Database, settings: Settings, *, model_factory: Callable[[], ModelClient] | None = None,
-                 owner: str | None = None):
+                 owner: str | None = None, registry: dict[str, Tool] | None = None):
         self.db, self.settings = db, settings
+        self.registry = REGISTRY if registry is None else registry
         self.model_factory = model_factory or _shared_model(settings)
         self.owner = owner or owner_name()
         self._model_name: str | None = None
@@ -149,7 +149,7 @@ class RunService:
         return loop.run(state, checkpoint)
 
     def _loop(self, run_id: int, observer: Observer | None) -> AgentLoop:
-        return AgentLoop(model=self.model_factory(), registry=REGISTRY, settings=self.settings, db=self.db,
+        return AgentLoop(model=self.model_factory(), registry=self.registry, settings=self.settings, db=self.db,
                          observer=observer, run_id=run_id)
 
     def escalate_waiting(self, run_id: int, *, kind: str, reason: str, observer: Observer | None = None) -> bool:
@@ -233,7 +233,7 @@ class RunService:
 
     def check_call(self, name: str, arguments: dict) -> list[str]:
         """What is wrong with a gated call's arguments (a person's edit), checked as the model's call would be."""
-        tool = REGISTRY.get(name)
+        tool = self.registry.get(name)
         if tool is None:
             return [f"there is no tool {name!r}"]
         problems = tool.argument_problems(arguments)

@@ -75,7 +75,9 @@ def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuc
     grace = timedelta(0) if at_start else NEVER_DISPATCHED_AFTER
     with service.db.session() as session:
         dead = processes.dead_owners(session, now, stale_seconds)
-        for owner in dead:  # their leases mean nothing now: free them at once
+        abandoned = set(session.exec(select(Run.id).where(col(Run.lease_owner).in_(dead or {""}),
+                                                          col(Run.status).in_(("queued", "running")))).all())
+        for owner in dead:  # their leases mean nothing now: free them, and continue their runs at once
             session.execute(update(Run).where(col(Run.lease_owner) == owner)
                             .values(lease_owner=None, lease_expires_at=None))
         orphans = session.exec(select(Run).where(
@@ -90,7 +92,7 @@ def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuc
     escalated = [run.id for run in stuck if service.escalate_stuck(
         run.id, reason=f"no progress for {stuck_after_seconds:g} s: the run is stuck", stale_before=cutoff)]
     resumed = []
-    for run_id in sorted({r.id for r in orphans} | set(decided)):
+    for run_id in sorted({r.id for r in orphans} | set(decided) | abandoned):
         if run_id not in escalated:
             dispatch(run_id, None)
             resumed.append(run_id)

@@ -14,7 +14,6 @@ from bot.runs import views
 from bot.slack.authz import approvers_hint
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
-from bot.slack_ui.limits import escape
 
 METADATA_TYPE = "kitebase_outbox"
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
-
 MAX_BODY = 1_000_000  # Slack's payloads are far smaller
 
 

@@ -10,7 +10,7 @@ from sqlmodel import select
 
 from bot.db.models import Run, Ticket
 from tests.fakes.scripted import ScriptedModel, respond, text, use
-from tests.helpers import approvals_of, run_row, staff_replies
+from tests.helpers import approvals_of, staff_replies
 from tests.slack_harness import start_harness
 
 GOAL = "handle KITE-142"

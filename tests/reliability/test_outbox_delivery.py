@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from bot.db.models import Outbox, Run, utcnow
 from bot.agent.offline import OfflineModel
+from bot.db.models import Outbox, Run, utcnow
 from bot.runs import outbox
 from tests.fakes.scripted import respond, text, use
 from tests.helpers import approvals_of, staff_replies

@@ -8,7 +8,8 @@ import threading
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from sqlmodel import select
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from hypothesis import HealthCheck, given, settings as hsettings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from tests.fakes.scripted import ScriptedModel, respond, text, use

@@ -106,7 +106,8 @@ def statuses(engine: Any) -> dict[str, int]:
 
 
 def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interval: float = 1.0,
-        database_url: str | None = None, timeout: float = 240, quiet: bool = False) -> dict[str, Any]:
+        database_url: str | None = None, timeout: float = 240, quiet: bool = False,
+        extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     scratch = Path(tempfile.mkdtemp(prefix="kitebase-busy-"))
     database_url = database_url or f"sqlite:///{scratch / 'kitebase.db'}"
     slack = SlackAPIServer().start()
@@ -114,7 +115,7 @@ def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interv
     model = MessagesAPIServer(slow_brain(latency)).start()
     port = free_port()
     log = scratch / "serve.log"
-    process = start_serve(serve_env(database_url, slack, model, port), port, log)
+    process = start_serve(serve_env(database_url, slack, model, port, **(extra_env or {})), port, log)
     engine = create_engine(database_url)
     sender = SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET)
     acks: list[float] = []
@@ -199,8 +200,10 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--database-url")
+    parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the serve process")
     args = parser.parse_args()
-    run(args.mentions, args.channels, args.latency, database_url=args.database_url, timeout=args.timeout)
+    run(args.mentions, args.channels, args.latency, database_url=args.database_url, timeout=args.timeout,
+        extra_env=dict(e.split("=", 1) for e in args.env))
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ class _Turn:
             _text(f"{customer} reports “{ticket['title']}” ({ticket['status']}, {ticket['priority']} priority). "
                   "I'll check the help center and look for similar tickets at the same time."),
             _tool("search_help", query=help_query, limit=2),
-            _tool("search_tickets", query=query, status="any", limit=5, exclude_ticket_id=ticket["id"]),
+            _tool("search_tickets", like_ticket_id=ticket["id"], status="any", limit=5),
         ]
 
     def reply_or_report(self, ticket: dict[str, Any], help_call: dict[str, Any],

@@ -147,3 +147,12 @@ def test_tool_call_ids_are_unique_per_run_not_across_runs(settings, db):
         service.decide(approval.id, action="approve", actor="lead")
         assert service.resume(run_id).status == "completed"
     assert len(staff_replies(db, "KITE-142")) == 2, "two runs, two approved replies"
+
+
+def test_the_reply_limit_the_card_and_the_edit_modal_agree():
+    from bot.slack_ui.cards import DRAFT_MAX_CHARS
+    from bot.slack_ui.limits import INPUT_VALUE
+    from tools import REGISTRY
+
+    limit = REGISTRY["reply_to_customer"].input_schema["properties"]["message"]["maxLength"]
+    assert limit == DRAFT_MAX_CHARS == INPUT_VALUE == 3000

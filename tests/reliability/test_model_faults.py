@@ -112,3 +112,35 @@ def test_the_key_echoed_by_the_upstream_reaches_no_one(db, settings, tmp_path, c
                        log.read_text(), caplog.text])
     assert state.stop_kind == "model_error" and "rejected the request (400)" in state.reason
     assert "sk-ant-test-0123456789" not in seen and "[redacted]" in state.reason
+
+
+ECHO = error(400, "invalid_request_error", "bad request; you sent Authorization: Bearer sk-ant-test-0123456789")
+
+
+def test_the_echoed_key_reaches_neither_slack_nor_the_cli(db, settings):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.slack_harness import start_harness
+
+    with MessagesAPIServer(lambda body: ECHO) as server:
+        h, stop = start_harness(settings, db, model_factory=lambda: client_for(server, max_retries=0))
+        try:
+            h.send.mention(GOAL)
+            h.send.event({"type": "app_home_opened", "user": "ULEAD", "channel": "D1", "tab": "home"})
+            h.drain()
+            sent = json.dumps([c["args"] for c in h.slack.calls]) + json.dumps(h.slack.uploads)
+        finally:
+            stop()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("KITEBASE_", "ANTHROPIC_", "SLACK_"))}
+        env.update({"DATABASE_URL": settings.database_url,
+                    "ANTHROPIC_API_KEY": "sk-ant-test-0123456789", "ANTHROPIC_BASE_URL": server.url,
+                    "KITEBASE_MODEL_MAX_RETRIES": "0"})
+        cli = subprocess.run([sys.executable, "-m", "bot.cli", "-v", "run", "handle KITE-144", "--json"],
+                             cwd=Path(__file__).parents[2], env=env, capture_output=True, text=True, timeout=120)
+    assert "needs a person" in sent and "rejected the request (400)" in sent, "the queue post and App Home are there"
+    assert "sk-ant-test-0123456789" not in sent
+    assert cli.returncode == 3 and "rejected the request (400)" in cli.stdout
+    assert "sk-ant-test-0123456789" not in cli.stdout + cli.stderr

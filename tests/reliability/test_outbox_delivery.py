@@ -178,3 +178,38 @@ def test_one_sender_at_a_time_and_another_takes_over(db, settings):
     assert processes.hold(db, "outbox-sender", "b", 10, 15), "b takes over once a lets go"
     threads = [threading.Thread(target=lambda: None) for _ in range(1)]
     del threads
+
+
+def test_a_stream_slack_closed_is_continued_by_updating_the_message(settings, db):
+    holder: dict = {}
+
+    def close_streams_then(response):  # type: ignore[no-untyped-def]
+        def step(messages):  # type: ignore[no-untyped-def]
+            h = holder["h"]
+            h.slack.wait_for("chat.appendStream", timeout=10)  # the first steps are streamed...
+            with h.slack._lock:  # ...then Slack closes the stream, as it does after a few minutes
+                for message in h.slack.messages.values():
+                    if message.get("stream_state") == "in_progress":
+                        message["stream_state"] = "completed"
+            return response
+        return step
+
+    from tests.fakes.scripted import ScriptedModel
+
+    model = ScriptedModel([respond(text("Reading."), use("get_ticket", ticket_id="KITE-142")),
+                           close_streams_then(respond(text("Looking for more."), use("search_help", query="sso"))),
+                           respond(text("Nothing to send; done."))])
+    h, stop = start_harness(settings, db, model_factory=lambda: model)
+    holder["h"] = h
+    try:
+        ts, _ = h.send.mention(GOAL)
+        h.drain()
+        refused = [c for c in h.slack.calls if c["method"] == "chat.appendStream"
+                   and c["response"].get("error") == "message_not_in_streaming_state"]
+        updated = [c["args"] for c in h.slack.calls if c["method"] == "chat.update" and c["response"].get("ok")]
+        [timeline] = [m for m in h.slack.thread("CSUPPORT", ts) if m.get("chunks")]
+        assert refused, "Slack refused the append to its closed stream"
+        assert updated and updated[-1]["ts"] == timeline["ts"], "the same message was updated instead"
+        assert "search_help" in json.dumps(timeline["blocks"]), "with the steps after the stream closed"
+    finally:
+        stop()

@@ -107,7 +107,9 @@ def statuses(engine: Any) -> dict[str, int]:
 
 def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interval: float = 1.0,
         database_url: str | None = None, timeout: float = 240, quiet: bool = False,
-        extra_env: dict[str, str] | None = None) -> dict[str, Any]:
+        extra_env: dict[str, str] | None = None, workers: int = 0) -> dict[str, Any]:
+    """`workers` > 0: the production shape for PostgreSQL (KITEBASE_EXECUTION=queue): `kitebase serve` only
+    records and acknowledges; that many `kitebase worker` processes continue runs and deliver the outbox."""
     scratch = Path(tempfile.mkdtemp(prefix="kitebase-busy-"))
     database_url = database_url or f"sqlite:///{scratch / 'kitebase.db'}"
     slack = SlackAPIServer().start()
@@ -115,7 +117,12 @@ def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interv
     model = MessagesAPIServer(slow_brain(latency)).start()
     port = free_port()
     log = scratch / "serve.log"
-    process = start_serve(serve_env(database_url, slack, model, port, **(extra_env or {})), port, log)
+    env = serve_env(database_url, slack, model, port, **(extra_env or {}))
+    if workers:
+        env["KITEBASE_EXECUTION"] = "queue"
+    process = start_serve(env, port, log)
+    crew = [subprocess.Popen([sys.executable, "-m", "bot.cli", "worker"], cwd=ROOT, env=env,
+                             stdout=log.open("ab"), stderr=subprocess.STDOUT) for _ in range(workers)]
     engine = create_engine(database_url)
     sender = SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET)
     acks: list[float] = []
@@ -171,6 +178,9 @@ def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interv
             time.sleep(0.1)
     with engine.connect() as conn:
         runs = conn.execute(text("SELECT COUNT(*) FROM run")).scalar()
+    for worker in crew:
+        worker.terminate()
+        worker.wait(timeout=30)
     process.terminate()
     process.wait(timeout=30)
     by_method: dict[str, int] = {}
@@ -180,7 +190,7 @@ def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interv
     model.stop()
     slack.stop()
     engine.dispose()
-    result = {"mentions": mentions, "channels": channels, "model_latency_s": latency, "runs": runs,
+    result = {"mentions": mentions, "channels": channels, "model_latency_s": latency, "runs": runs, "workers": workers,
               "ack_ms": {"p50": round(statistics.median(acks), 1), "p99": round(pct(acks, 0.99), 1),
                          "max": round(max(acks), 1)},
               "all_awaiting_approval_s": round(all_waiting, 1) if all_waiting else None,
@@ -201,9 +211,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--database-url")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the serve process")
+    parser.add_argument("--workers", type=int, default=0, help="queue mode (PostgreSQL): this many kitebase workers")
     args = parser.parse_args()
     run(args.mentions, args.channels, args.latency, database_url=args.database_url, timeout=args.timeout,
-        extra_env=dict(e.split("=", 1) for e in args.env))
+        extra_env=dict(e.split("=", 1) for e in args.env), workers=args.workers)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,19 @@ def clean_text(text: str | None) -> str:
 
 def check_goal(session: Session, goal: str, max_chars: int) -> str:
     """The ticket a request is about, or BadInput saying what is wrong with the request."""
+    ticket_id = goal_ticket(goal, max_chars)
+    if session.connection().execute(_TICKET_EXISTS, {"id": ticket_id}).first() is None:
+        raise BadInput(no_such_ticket(ticket_id))
+    return ticket_id
+
+
+def no_such_ticket(ticket_id: str) -> str:
+    return (f"There is no ticket {ticket_id}. Ids look like KITE-142; "
+            "`kitebase search tickets WORDS` finds one by its words.")
+
+
+def goal_ticket(goal: str, max_chars: int) -> str:
+    """The ticket id a request names (not yet checked against the desk), or BadInput."""
     if not goal or not goal.strip():
         raise BadInput('Tell me what to do and which ticket, e.g. "handle KITE-142".')
     if len(goal) > max_chars:
@@ -34,9 +47,6 @@ def check_goal(session: Session, goal: str, max_chars: int) -> str:
     ids = ticket_ids_in(goal)
     if not ids:
         raise BadInput("I couldn't find a ticket id in that request. Ids look like KITE-142.")
-    if session.connection().execute(_TICKET_EXISTS, {"id": ids[0]}).first() is None:
-        raise BadInput(f"There is no ticket {ids[0]}. Ids look like KITE-142; "
-                       "`kitebase search tickets WORDS` finds one by its words.")
     return ids[0]
 
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, exists, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -19,7 +19,7 @@ from bot.db.models import LIVE_STATUSES, Delivery, Run, Ticket, utcnow
 from bot.db.statements import insert_ignore
 from bot.runs import outbox
 from bot.runs.errors import BadInput
-from bot.runs.goals import check_goal, clean_text, live_run_sentence
+from bot.runs.goals import clean_text, goal_ticket, live_run_sentence, no_such_ticket
 from bot.runs.reopen import reopen_in
 
 logger = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
         if run is not None:
             return _follow_up(session, run, goal, request)
     try:
-        ticket_id = check_goal(session, goal, max_goal_chars)
+        ticket_id = goal_ticket(goal, max_goal_chars)
     except BadInput as exc:
         return _tell(session, request, str(exc))
     if look_first:
@@ -108,12 +108,15 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
               "thread_key": f"{request.channel}:{request.reply_ts}" if request.reply_ts else None,
               "messages": [{"role": "user", "content": [{"type": "text", "text": goal}]}],
               "created_at": now, "updated_at": now, **_NEW_RUN}
-    run_id = session.connection().execute(_INSERT_RUN, values).scalar_one()  # the live-run index speaks here
+    # One statement: the run, if its ticket exists (the live-run index speaks here too).
+    params = {**dict.fromkeys(c.name for c in _RUN_COLUMNS), **values, "known_ticket": ticket_id}
+    run_id = session.connection().execute(_INSERT_RUN, params).scalar()
+    if run_id is None:
+        return _tell(session, request, no_such_ticket(ticket_id))
     run = SimpleNamespace(id=run_id, **values)  # what the outbox needs to know of it
     if request.ts is None:
         outbox.request(session, run, goal)
     outbox.timeline(session, run, 1, {"kind": "start"})
-    _link(session, request.key, run.id)
     return Intake(run_id=run.id)
 
 
@@ -140,7 +143,11 @@ def _tell(session: Session, request: Request, sentence: str) -> Intake:
     return Intake(told=sentence)
 
 
-_INSERT_RUN = insert(Run.__table__).returning(Run.__table__.c.id)
+_RUN_COLUMNS = [c for c in Run.__table__.c if c.name != "id"]
+_INSERT_RUN = insert(Run.__table__).from_select(
+    [c.name for c in _RUN_COLUMNS],
+    select(*[bindparam(c.name, type_=c.type) for c in _RUN_COLUMNS]).where(
+        exists().where(Ticket.__table__.c.id == bindparam("known_ticket")))).returning(Run.__table__.c.id)
 _NEW_RUN = {"steps": 0, "input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0,
             "cost_usd": 0.0, "segment_steps": 0, "segment_tokens": 0, "segment_cost_usd": 0.0,
             "segment_active_seconds": 0.0, "segment_first_message": 0}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import procrastinate
 from procrastinate.exceptions import AlreadyEnqueued
@@ -42,25 +43,40 @@ def ensure_schema(settings: Settings) -> None:
 
 
 class QueueDispatcher:
-    """`dispatch(run_id)` for web replicas: record a job; a worker somewhere continues the run."""
+    """`dispatch(run_id)` for web replicas: record a job; a worker somewhere continues the run.
+
+    The job is deferred on a thread of its own, so acknowledging Slack never waits for it: the run is already
+    recorded as queued, and a job lost with a dying process is made good by the workers' recovery sweep."""
 
     def __init__(self, settings: Settings):
         self.app = procrastinate.App(connector=procrastinate.SyncPsycopgConnector(
             conninfo=conninfo(settings.database_url)))
         self.app.open()
-        self.futures: list = []
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kitebase-defer")
+        self.futures: list[Future] = []
 
-    def __call__(self, run_id: int, note: str | None = None) -> int | None:
+    def __call__(self, run_id: int, note: str | None = None) -> Future:
+        future = self._pool.submit(self._defer, run_id)
+        self.futures = [f for f in self.futures if not f.done()] + [future]
+        return future
+
+    def _defer(self, run_id: int) -> int | None:
         try:
             return self.app.configure_task(name=TASK, queue=QUEUE, lock=f"run-{run_id}",
                                            queueing_lock=f"run-{run_id}").defer(run_id=run_id)
         except AlreadyEnqueued:  # a job for this run already waits: it will see the newest state
             return None
+        except Exception:
+            logger.exception("could not queue run %s now; the recovery sweep will", run_id)
+            return None
 
     def drain(self, timeout: float | None = None) -> None:
-        """Nothing runs here; present for symmetry with the in-process dispatcher."""
+        """Wait until every job asked for so far is recorded."""
+        for future in list(self.futures):
+            future.result(timeout=timeout)
 
     def shutdown(self) -> None:
+        self._pool.shutdown(wait=True)
         self.app.close()
 
 

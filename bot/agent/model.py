@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import copy
 import logging
 import random
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import anthropic
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.agent.errors import DeadlineReached, ModelCallFailed
 from bot.redact import redact
+
+if TYPE_CHECKING:
+    import anthropic
 
 logger = logging.getLogger(__name__)
 
@@ -59,21 +59,30 @@ class ModelClient(Protocol):
 
 def with_cache_breakpoints(system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]]
                            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """Copies of system, tools and messages marked for prompt caching (3 of the 4 allowed breakpoints):
-    the system prompt, the tool definitions, and the last block of the growing history."""
+    """Copies of system, tools and messages marked for prompt caching, all 4 breakpoints: the tool
+    definitions, the system prompt (tools and system are the same for every run, so one run's entry serves
+    the next), the end of the history the previous call sent (where that call wrote its entry: found even
+    when a turn added more than the 20 blocks the cache looks back), and the last block (this call's entry).
+    Only what gets a mark is copied; the history itself is never changed. See bench/tokens.py."""
     system_blocks = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
-    tools = [dict(t) for t in tools]
+    tools = list(tools)
     if tools:
-        tools[-1]["cache_control"] = {"type": "ephemeral"}
-    messages = copy.deepcopy(messages)
-    last = messages[-1]
-    if isinstance(last.get("content"), str):
-        last["content"] = [{"type": "text", "text": last["content"]}]
-    for block in reversed(last["content"]):
-        if block.get("type") in CACHEABLE:
-            block["cache_control"] = {"type": "ephemeral"}
-            break
+        tools[-1] = {**tools[-1], "cache_control": {"type": "ephemeral"}}
+    messages = list(messages)
+    for position in ({len(messages) - 3, len(messages) - 1} if len(messages) >= 3 else {len(messages) - 1}):
+        messages[position] = _marked(messages[position])
     return system_blocks, tools, messages
+
+
+def _marked(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `message` whose last cacheable block carries a breakpoint."""
+    content = message["content"]
+    content = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    for index in range(len(content) - 1, -1, -1):
+        if isinstance(content[index], dict) and content[index].get("type") in CACHEABLE:
+            content[index] = {**content[index], "cache_control": {"type": "ephemeral"}}
+            break
+    return {**message, "content": content}
 
 
 class AnthropicModel:
@@ -88,11 +97,15 @@ class AnthropicModel:
 
     def __init__(self, *, api_key: str, model: str, base_url: str | None = None, max_retries: int = 3,
                  timeout: float = 120.0):
+        import anthropic  # here, not at the top: the SDK takes most of a second to import
+
         self.name, self.max_retries, self.timeout = model, max_retries, timeout
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
 
     def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
                  max_tokens: int, timeout: float | None = None) -> ModelResponse:
+        import anthropic
+
         system_blocks, tools, messages = with_cache_breakpoints(system, tools, messages)
         deadline = None if timeout is None else time.monotonic() + timeout
         for attempt in range(self.max_retries + 1):
@@ -101,8 +114,9 @@ class AnthropicModel:
                 raise DeadlineReached("the run's deadline came during a model call")
             started = time.monotonic()
             try:
-                raw = self._client.with_options(timeout=budget).messages.with_raw_response.create(
-                    model=self.name, max_tokens=max_tokens, system=system_blocks, tools=tools, messages=messages)
+                raw = self._client.messages.with_raw_response.create(
+                    model=self.name, max_tokens=max_tokens, system=system_blocks, tools=tools, messages=messages,
+                    timeout=budget)
             except anthropic.APIStatusError as exc:
                 if exc.status_code == 401:
                     raise ModelCallFailed("The Anthropic API rejected the API key (401). Check ANTHROPIC_API_KEY.") from None

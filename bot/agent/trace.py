@@ -24,6 +24,8 @@ def step_line(run_id: int, step: dict[str, Any]) -> str:
 
 
 def write_step(run_id: int, step: dict[str, Any], path: Path | None) -> None:
+    if path is None and not logger.isEnabledFor(logging.INFO):
+        return  # nobody reads it: the step is in the database
     line = step_line(run_id, step)
     logger.info(line)
     if path is not None:

@@ -29,9 +29,10 @@ from bot.runs.intake import Intake, Request
 from bot.runs.processes import owner_name
 from bot.runs.reopen import reopen_in
 from bot.runs.store import (
+    LEASES,
     Checkpoint,
-    Heartbeat,
     LeaseLost,
+    claim,
     open_escalation,
     pending_approvals,
     release_lease,
@@ -104,12 +105,15 @@ class RunService:
 
     def resume(self, run_id: int, observer: Observer | None = None) -> RunState | None:
         """Continue a run as far as it can go now. Idempotent; None if another worker holds it."""
-        if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
+        claimed = claim(self.db, run_id, self.owner, self.settings.lease_seconds)
+        if claimed is None:
             logger.info("run %s is being continued elsewhere", run_id)
             return None
+        run, rows = claimed
+        checkpoint = Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds, run=run)
         try:
-            with Heartbeat(self.db, run_id, self.owner, self.settings.lease_seconds):
-                return self._resume(run_id, observer)
+            with LEASES.holding(self.db, run_id, self.owner, self.settings.lease_seconds):
+                return self._resume(run, rows, checkpoint, observer)
         except LeaseLost as lost:
             logger.warning("%s", lost)
             return self.load_state(run_id)
@@ -118,17 +122,13 @@ class RunService:
             self._fail(run_id, "internal error while running the agent (details are in the server log)")
             return self.load_state(run_id)
         finally:
-            release_lease(self.db, run_id, self.owner)
+            if not checkpoint.released:  # the checkpoint that stopped the run gave it back already
+                release_lease(self.db, run_id, self.owner)
 
-    def _resume(self, run_id: int, observer: Observer | None) -> RunState | None:
-        with self.db.session() as session:
-            run = session.get(Run, run_id)
-            if run is None:
-                raise BadInput(f"There is no run {run_id}.")
-            rows = pending_approvals(session, run_id)
-            state = state_from_run(run, [a for a in rows if a.status == "pending"])
-        loop = self._loop(run_id, observer)
-        checkpoint = Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds)
+    def _resume(self, run: Run, rows: list[Approval], checkpoint: Checkpoint,
+                observer: Observer | None) -> RunState | None:
+        state = state_from_run(run, [a for a in rows if a.status == "pending"])
+        loop = self._loop(int(run.id), observer)
         if state.status == "awaiting_approval":
             decided = approvals.settle(self.db, loop, rows)
             if decided is None:
@@ -136,16 +136,11 @@ class RunService:
             loop.complete_waiting_turn(state, decided)
             checkpoint(state, StepRecord(number=state.steps, kind="approval",
                                          text=_decisions_text(rows), tool_calls=_decision_calls(rows, decided)))
-        if state.status == "queued":
-            state.status = "running"
-            with self.db.session() as session:
-                session.execute(update(Run).where(col(Run.id) == run_id, col(Run.status) == "queued")
-                                .values(status="running", updated_at=utcnow()))
         if state.status != "running":
             return state
         state.messages, repaired = history.repair(state.messages, INTERRUPTED)
         if repaired:
-            logger.warning("run %s: answered %d interrupted tool calls", run_id, len(repaired))
+            logger.warning("run %s: answered %d interrupted tool calls", run.id, len(repaired))
         return loop.run(state, checkpoint)
 
     def _loop(self, run_id: int, observer: Observer | None) -> AgentLoop:

@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.fakes.local_http import LocalHTTPServer
+from tests.fakes.prompt_cache import PromptCache
 
 __all__ = [
     "MessagesAPIServer",
@@ -458,6 +459,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
     def _handle(self) -> None:
+        arrived = time.monotonic()
         raw_path = self.path
         path, _, query = raw_path.partition("?")
         headers = {k.lower(): v for k, v in self.headers.items()}
@@ -556,6 +558,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         completed = self.api._complete_response(result, body)
         entry["response"] = copy.deepcopy(completed)  # what was answered, for tests that check round trips
+        time.sleep(max(0.0, arrived + self.api.latency - time.monotonic()))
         self._send(200, completed)
 
     do_POST = _handle
@@ -574,14 +577,20 @@ class MessagesAPIServer(LocalHTTPServer):
     """Local stand-in for ``POST /v1/messages``.
 
     ``responder(request_body) -> dict | (status, body) | (status, body, headers)``.
+    ``latency``: seconds from a request's arrival to its answer (the stand-in's own work included).
+    ``billing``: a :class:`tests.fakes.prompt_cache.PromptCache` that fills ``usage`` the way the API bills
+    prompt caching (unless the reply gives its own input token counts).
     Without a responder, replies scripted with :meth:`queue` are served FIFO (queued
     replies are also served first when a responder is given, which then acts as the
     fallback).  When nothing is left: 500 ``api_error`` with ``x-should-retry: false``
     so the SDK does not retry.
     """
 
-    def __init__(self, responder: Responder | None = None):
+    def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
+                 billing: PromptCache | None = None):
         self.responder = responder
+        self.latency = latency
+        self.billing = billing
         self.url: str = ""
         self.requests: list[dict] = []
         self._lock = threading.Lock()
@@ -645,6 +654,8 @@ class MessagesAPIServer(LocalHTTPServer):
         usage = resp.get("usage")
         usage = dict(usage) if isinstance(usage, dict) else {}
         # Rough, deterministic token estimates (~4 chars/token) unless the script gave numbers.
+        if "input_tokens" not in usage and self.billing is not None:
+            usage.update(self.billing.bill(request).usage())
         if "input_tokens" not in usage:
             prompt = {k: request.get(k) for k in ("system", "tools", "messages") if k in request}
             usage["input_tokens"] = max(1, len(json.dumps(prompt)) // 4)

@@ -186,7 +186,10 @@ def test_a_stream_slack_closed_is_continued_by_updating_the_message(settings, db
     def close_streams_then(response):  # type: ignore[no-untyped-def]
         def step(messages):  # type: ignore[no-untyped-def]
             h = holder["h"]
-            h.slack.wait_for("chat.appendStream", timeout=10)  # the first steps are streamed...
+            h.slack.wait_for("chat.startStream", timeout=10)  # the first steps are streamed (in the stream's
+            deadline = time.monotonic() + 10  # first message or appended to it, as fast as the run was)...
+            while not h.sender.idle() and time.monotonic() < deadline:
+                time.sleep(0.02)
             with h.slack._lock:  # ...then Slack closes the stream, as it does after a few minutes
                 for message in h.slack.messages.values():
                     if message.get("stream_state") == "in_progress":

@@ -34,6 +34,7 @@ from bot.db.open import DatabaseUnusable
 from bot.redact import configure_logging, redact
 from bot.runs import queries
 from bot.runs.service import BadInput
+from bot.telemetry import tracing
 from tools import REGISTRY, ToolContext, execute
 
 logger = logging.getLogger(__name__)
@@ -45,7 +46,6 @@ GUARD_OPTIONS = {"max_steps": int, "token_budget": int, "cost_budget_usd": float
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    configure_logging(logging.INFO if args.verbose else logging.WARNING)
     try:
         settings = Settings(**{k: getattr(args, k) for k in GUARD_OPTIONS if getattr(args, k, None) is not None},
                             **({"offline": True} if getattr(args, "offline", False) else {}))
@@ -53,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'setting'}: {e['msg']}" for e in exc.errors())
         print(f"kitebase: bad setting: {problems}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    configure_logging(logging.INFO if args.verbose else logging.WARNING, settings.log_format)
+    tracing.setup(settings)  # OTLP spans when OTEL_EXPORTER_OTLP_ENDPOINT is set; else nothing at all
     try:
         return args.handler(args, settings)
     except BadInput as exc:

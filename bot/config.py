@@ -82,6 +82,13 @@ class Settings(BaseSettings):
     )
     help_center_url: str | None = Field(None, validation_alias="KITEBASE_HELP_CENTER_URL")  # links to cited sections
 
+    # Traces and logs (bot/telemetry). Spans are exported over OTLP when an endpoint is set; the exporter reads
+    # the standard OTEL_EXPORTER_OTLP_* variables itself. Content (prompts, replies) goes on spans only on request.
+    otlp_endpoint: str | None = Field(None, validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT",
+                                                                          "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+    trace_content: bool = Field(False, validation_alias="KITEBASE_TRACE_CONTENT")
+    log_format: Literal["text", "json"] = Field("text", validation_alias="KITEBASE_LOG_FORMAT")
+
     @field_validator("approval_tools", "approvers", "backup_approvers", mode="before")
     @classmethod
     def _split_csv(cls, value: object) -> object:

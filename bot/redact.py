@@ -64,12 +64,14 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
-def configure_logging(level: int, fmt: str = "%(levelname)s %(name)s: %(message)s") -> None:
-    """The entry points' one logging set-up: stderr, every line redacted."""
+def configure_logging(level: int, log_format: str = "text") -> None:
+    """The entry points' one logging set-up: stderr, every line redacted and naming the run it was written for
+    (bot/telemetry/logs.py); `log_format` "json" (KITEBASE_LOG_FORMAT) writes one JSON object a line."""
     import sys
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(RedactingFormatter(fmt))
+    from bot.telemetry.logs import run_handler
+
+    handler = run_handler(sys.stderr, log_format)
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

@@ -24,6 +24,7 @@ from bot.db.open import open_database
 from bot.pressure import answering
 from bot.runs.processes import Liveness
 from bot.slack.requests import MAX_BODY, check_request
+from bot.telemetry.slack_requests import traced_wsgi
 
 logger = logging.getLogger(__name__)
 Start = Callable[..., Any]
@@ -53,7 +54,7 @@ def make_wsgi(app: App, db: Database, signing_secret: str | None = None) -> Call
                     return _json(start_response, "400 Bad Request", {"ok": False, "error": "unprocessable request"})
         return slack(environ, start_response)
 
-    return wsgi
+    return traced_wsgi(wsgi)  # with tracing, a span per Slack request (else `wsgi` itself)
 
 
 def _read(environ: dict[str, Any]) -> bytes | None:

@@ -34,6 +34,8 @@ def _no_network_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     for name in [n for n in os.environ if n.startswith("KITEBASE_") and n != "KITEBASE_TEST_DATABASE_URL"]:
         monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("OTEL_")]:  # no test exports traces unless it asks to
+        monkeypatch.delenv(name, raising=False)
 
 
 def _postgres_url() -> str | None:

@@ -12,6 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.telemetry.tools import traced_execute
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +96,7 @@ def truncate(text: str, limit: int) -> str:
     return text[:limit] + marker
 
 
+@traced_execute  # bot/telemetry: the call's log lines name its run (also on tool threads); execute_tool spans
 def execute(registry: dict[str, Tool], ctx: ToolContext, name: str, args: Any) -> ToolResult:
     """Run one tool call. Never raises: every failure becomes an is_error result the model can act on."""
     tool = registry.get(name)

@@ -7,6 +7,7 @@ import logging
 
 from bot.runs.intake import Intake, Request
 from bot.slack.context import SlackContext
+from bot.telemetry.context import note_run
 
 logger = logging.getLogger(__name__)
 
@@ -14,6 +15,7 @@ logger = logging.getLogger(__name__)
 def take_request(ctx: SlackContext, request: Request) -> Intake:
     """Record the request and, once committed, continue its run (this process's pool or a worker's queue)."""
     intake = ctx.service.record_request(request)
+    note_run(intake.run_id)  # bot/telemetry: the request's span and log lines name the run
     if intake.duplicate:
         logger.info("request %s already recorded", request.key)
     if intake.run_id is not None:

@@ -16,6 +16,7 @@ from bot.db.models import Approval, utcnow
 from bot.runs import outbox
 from bot.runs.errors import BadInput
 from bot.runs.goals import clean_text
+from bot.telemetry.decisions import traced_decision
 from tools import ToolResult
 
 CallCheck = Callable[[str, dict[str, Any]], list[str]]
@@ -28,6 +29,7 @@ class Decision:
     run_id: int | None = None
 
 
+@traced_decision  # bot/telemetry: the run in the log lines; with tracing, a span with who decided and the wait
 def decide(db: Database, approval_id: int, *, action: str, actor: str, message: str | None = None,
            reason: str | None = None, expected_fingerprint: str | None = None,
            check: CallCheck | None = None) -> Decision:

@@ -39,6 +39,9 @@ from bot.runs.store import (
     state_from_run,
     take_lease,
 )
+from bot.telemetry.conventions import INVOKE_AGENT, SPAN_ESCALATE
+from bot.telemetry.instrument import instrument
+from bot.telemetry.segment import on_run
 from tools import REGISTRY, Tool, ToolContext, ToolError, ToolResult
 
 logger = logging.getLogger(__name__)
@@ -103,6 +106,7 @@ class RunService:
 
     # --- continuing -------------------------------------------------------------------------------
 
+    @on_run(INVOKE_AGENT)  # bot/telemetry: the run in every log line; with tracing, an invoke_agent span
     def resume(self, run_id: int, observer: Observer | None = None) -> RunState | None:
         """Continue a run as far as it can go now. Idempotent; None if another worker holds it."""
         claimed = claim(self.db, run_id, self.owner, self.settings.lease_seconds)
@@ -144,9 +148,11 @@ class RunService:
         return loop.run(state, checkpoint)
 
     def _loop(self, run_id: int, observer: Observer | None) -> AgentLoop:
-        return AgentLoop(model=self.model_factory(), registry=self.registry, settings=self.settings, db=self.db,
+        model, observer = instrument(self.model_factory(), observer)  # bot/telemetry: chat spans, loop events
+        return AgentLoop(model=model, registry=self.registry, settings=self.settings, db=self.db,
                          observer=observer, run_id=run_id)
 
+    @on_run(SPAN_ESCALATE)
     def escalate_waiting(self, run_id: int, *, kind: str, reason: str, observer: Observer | None = None) -> bool:
         """End a run that waits for decisions that will not come (expired): results go back, then the queue."""
         if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
@@ -167,6 +173,7 @@ class RunService:
         finally:
             release_lease(self.db, run_id, self.owner)
 
+    @on_run(SPAN_ESCALATE)
     def escalate_stuck(self, run_id: int, *, reason: str, stale_before: datetime | None = None,
                        observer: Observer | None = None) -> bool:
         """Take a run away from a worker that stopped making progress, and hand it to a person. Only one

@@ -31,6 +31,7 @@ from bot.runs import outbox, outbox_claims, processes
 from bot.runs.outbox_claims import Due
 from bot.slack.pacing import Pacing
 from bot.slack.render import METADATA_TYPE, Call, Delivery, Renderer
+from bot.telemetry.deliveries import note_outbox_row, note_slack_call, traced_delivery
 
 logger = logging.getLogger(__name__)
 
@@ -148,6 +149,7 @@ class OutboxSender:
 
     # --- sending one row ---------------------------------------------------------------------------
 
+    @traced_delivery  # bot/telemetry: the row's run in the log lines; with tracing, a span per delivered row
     def _deliver(self, row_id: int) -> None:
         row: Outbox | None = None
         call: Call | None = None
@@ -156,6 +158,7 @@ class OutboxSender:
             if claimed is None:
                 return
             row, uncertain = claimed
+            note_outbox_row(row)
             if uncertain and row.ts is None and self._verifiable(row):
                 try:
                     found = self._find_in_slack(row)
@@ -201,6 +204,7 @@ class OutboxSender:
         return ts
 
     def _call(self, method: str, args: dict[str, Any]) -> Any:
+        note_slack_call(method)
         if method == "files.upload_v2":
             return self.client.files_upload_v2(**args)
         return self.client.api_call(method, json=args)

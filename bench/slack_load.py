@@ -1,8 +1,9 @@
 """Fire signed Slack requests at a running `kitebase serve` from many clients at once, in a process of its
 own (so the load generator's work does not slow the server it measures, nor the stand-ins beside it).
 
-    python -m bench.slack_load URL SECRET --mentions 50 [--channels 1] [--first 101]
+    python -m bench.slack_load URL SECRET --mentions 50 [--channels 1] [--first 101] [--sequential]
 
+All at once (one client each, released together), or with --sequential one after another from one client.
 Prints one JSON object: the acknowledgement latency of every request in milliseconds, in sending order."""
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ def main() -> None:
     parser.add_argument("--mentions", type=int, default=50)
     parser.add_argument("--channels", type=int, default=1)
     parser.add_argument("--first", type=int, default=101)
+    parser.add_argument("--sequential", action="store_true")
+    parser.add_argument("--pause", type=float, default=0.2, help="seconds between sequential requests")
     args = parser.parse_args()
     sender = SlackSender(args.url, args.secret)
     results: list[tuple[int, float, int]] = []
-    lock, start = threading.Lock(), threading.Barrier(args.mentions)
+    lock, start = threading.Lock(), threading.Barrier(1 if args.sequential else args.mentions)
 
     def mention(i: int) -> None:
         start.wait()
@@ -38,11 +41,16 @@ def main() -> None:
         with lock:
             results.append((i, (time.perf_counter() - t0) * 1000, status))
 
-    threads = [threading.Thread(target=mention, args=(i,)) for i in range(args.mentions)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    if args.sequential:
+        for i in range(args.mentions):
+            mention(i)
+            time.sleep(args.pause)
+    else:
+        threads = [threading.Thread(target=mention, args=(i,)) for i in range(args.mentions)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     results.sort()
     print(json.dumps({"ack_ms": [round(r[1], 2) for r in results], "status": [r[2] for r in results]}))
 

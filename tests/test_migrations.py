@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 from sqlmodel import SQLModel
-
-from alembic.script import ScriptDirectory
 
 from bot.db.engine import create_schema
 from bot.db.migrate import alembic_config

@@ -53,7 +53,7 @@ def test_a_long_pasted_message_keeps_its_rarest_words(db):
                "been bothering the whole team for a while now, since the start of the month really. " * 3
                + "The Jira importer says 1,412 attachments skipped.")
     with db.session() as session:
-        index = help_index(session).corpus.index
+        index = help_index(session).packed
         terms = query_weights(index, message, PARAMS)
         assert len(terms) <= PARAMS.max_terms and {"jira", "skip"} <= terms.keys()
         assert search.search_help(session, message, limit=1)[0].id == "jira-import#3"

@@ -25,11 +25,11 @@ from sqlmodel import select
 
 from bot.app import build_app
 from bot.db.models import Run
+from bot.slack.client import make_client
+from bot.slack.sender import OutboxSender
 from tests.fakes.slack_server import SlackAPIServer
 from tests.fakes.socket_mode_server import SocketModeServer, accept_key, encode_frame
 from tests.helpers import staff_replies
-from bot.slack.client import make_client
-from bot.slack.sender import OutboxSender
 from tests.slack_harness import BOT_TOKEN
 
 APP_TOKEN = "xapp-test-token"

@@ -49,6 +49,7 @@ def reindex(session: Session, ticket: Ticket) -> None:
                           .order_by(col(TicketMessage.id))).all()
     fts.index_ticket(session, ticket_id=ticket.id, title=ticket.title, tags=ticket.tags or [],
                      body="\n".join(bodies))
+    search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
 
 
 def _when(value: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
+from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -257,3 +257,28 @@ class NamedLock(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=64)
     owner: str | None = Field(default=None, max_length=200)
     expires_at: datetime | None = None
+
+
+class SearchTerm(SQLModel, table=True):
+    """Every term and surface word the search has analysed, numbered once per database (bot/db/search)."""
+
+    __tablename__ = "search_term"
+
+    id: int | None = Field(default=None, primary_key=True)
+    term: str = Field(sa_column=Column(Text, nullable=False, unique=True))
+
+
+class SearchDocument(SQLModel, table=True):
+    """A help section or ticket as the search analysed it: term numbers with their frequency in each field,
+    surface word numbers, field lengths (packed arrays), and the version of the rows it was analysed from."""
+
+    __tablename__ = "search_document"
+
+    kind: str = Field(primary_key=True, max_length=16)  # help | ticket
+    key: str = Field(primary_key=True, max_length=128)
+    source: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))  # a ticket's newest message id
+    updated: float = 0.0  # for ties: the more recently updated ticket first
+    terms: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 term numbers, ascending
+    tfs: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # uint8 frequency per term and field
+    words: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 word numbers (typo correction)
+    lengths: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 terms per field

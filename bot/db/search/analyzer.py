@@ -33,6 +33,7 @@ class Analyzer:
         self._stemmer = snowballstemmer.stemmer("english")
         self._lock = threading.Lock()
         self._stems: dict[str, str] = {}
+        self._words: dict[str, tuple[str, ...]] = {}  # a token as found -> its normalised words
         self.phrases: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
         self.phrase_words: set[str] = set()
         self._load(synonyms.parse(table))
@@ -53,13 +54,22 @@ class Analyzer:
     def words(self, text: str) -> list[str]:
         """Normalised surface words in order, stop words included; `a_b` identifiers also give a, b."""
         out: list[str] = []
-        for match in _WORD.finditer(unicodedata.normalize("NFKC", text).lower()):
-            word = match.group(0).replace("'", "").replace("’", "")
-            word = SPELLING.get(word) or (_BRITISH.sub(r"iz\1", word) if "is" in word else word)
-            out.append(word)
-            if "_" in word:
-                out += [part for part in word.split("_") if part]
+        cache = self._words
+        for token in _WORD.findall(unicodedata.normalize("NFKC", text).lower()):
+            normal = cache.get(token)
+            if normal is None:
+                normal = self._normal(token)
+                if len(cache) >= MAX_CACHED_STEMS:
+                    cache.clear()
+                cache[token] = normal
+            out += normal
         return out
+
+    @staticmethod
+    def _normal(token: str) -> tuple[str, ...]:
+        word = token.replace("'", "").replace("’", "")
+        word = SPELLING.get(word) or (_BRITISH.sub(r"iz\1", word) if "is" in word else word)
+        return (word, *(part for part in word.split("_") if part)) if "_" in word else (word,)
 
     def stem(self, word: str) -> str:
         stem = self._stems.get(word)
@@ -81,12 +91,17 @@ class Analyzer:
 
     def terms(self, text: str) -> list[str]:
         """The terms of a document field, repeats kept (term frequency): stems and concepts."""
+        return self.terms_and_words(text)[0]
+
+    def terms_and_words(self, text: str) -> tuple[list[str], list[str]]:
+        """The terms of a field (as `terms`) and its surface words that are not stop words, in one pass."""
         words = self.words(text)
         stems = [self.stem(w) for w in words]
-        out = [s for w, s in zip(words, stems, strict=True) if not self.is_stop(w)]
+        kept = [w not in STOPWORDS and len(w) >= 2 for w in words]
+        out = [s for s, keep in zip(stems, kept, strict=True) if keep]
         for concepts, _start, _end in self._concepts(stems):
             out += concepts
-        return out
+        return out, [w for w, keep in zip(words, kept, strict=True) if keep]
 
     def query(self, text: str, vocabulary: Mapping[str, int] | None = None,
               phrase_weight: float = 1.0) -> dict[str, float]:

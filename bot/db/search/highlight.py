@@ -19,7 +19,7 @@ def matched_lines(analyzer: Analyzer, texts: Iterable[str], query: Mapping[str, 
             continue
         found = set(analyzer.terms(sentence)) & query.keys()
         if found:
-            scored.append((-sum(query[t] * idf(t) for t in found), position, sentence))
+            scored.append((-sum(query[t] * idf(t) for t in sorted(found)), position, sentence))
     return [_clip(sentence, width) for _, _, sentence in sorted(scored)[:limit]]
 
 

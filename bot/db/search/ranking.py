@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
 from bot.db.fts import EmptyQuery
 from bot.db.models import Ticket
-from bot.db.search.bm25f import Bm25fIndex
 from bot.db.search.highlight import matched_lines
+from bot.db.search.packed import PackedIndex
 from bot.db.search.params import PARAMS, SearchParams
-from bot.db.search.store import ANALYZER, Corpus, help_index, ticket_index
+from bot.db.search.store import ANALYZER, KindIndex, help_index, highlight_texts, ticket_index
 
 
 @dataclass(frozen=True)
@@ -30,24 +31,21 @@ class UnknownTicket(LookupError):
 def search_help(session: Session, query: str, *, limit: int, params: SearchParams = PARAMS) -> list[Hit]:
     index = help_index(session)
     with index.lock:
-        corpus = index.corpus
-        terms = query_weights(corpus.index, query, params)
-        ranked = _ranked(corpus, corpus.index.score(terms, params.help), limit)
-        return [_hit(corpus, key, score, terms, body_only=True) for key, score in ranked]
+        packed = index.packed
+        terms = query_weights(packed, query, params)
+        ranked = packed.ranked(*packed.scores(terms, params.help), limit)
+    return _hits(session, index, ranked, terms, body_only=True)
 
 
 def search_tickets(session: Session, query: str, *, limit: int, status: str | None = None,
                    exclude: str | None = None, params: SearchParams = PARAMS) -> list[Hit]:
     index = ticket_index(session)
     with index.lock:
-        corpus = index.corpus
-        terms = query_weights(corpus.index, query, params)
-        scores = corpus.index.score(terms, params.tickets)
-        scores.pop(exclude or "", None)
-        ranked = _ranked(corpus, scores, None if status else limit)
-    ranked = _with_status(session, ranked, status, limit)
-    with index.lock:
-        return [_hit(corpus, key, score, terms) for key, score in ranked]
+        packed = index.packed
+        terms = query_weights(packed, query, params)
+        scores, matched = packed.scores(terms, params.tickets)
+        ranked = _with_status(session, lambda n: packed.ranked(scores, matched, n, exclude=exclude), status, limit)
+    return _hits(session, index, ranked, terms)
 
 
 def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str | None = None, query: str = "",
@@ -61,92 +59,101 @@ def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str
     """
     index = ticket_index(session)
     with index.lock:
-        corpus = index.corpus
-        if ticket_id not in corpus.index:
+        packed = index.packed
+        if ticket_id not in packed:
             raise UnknownTicket(ticket_id)
-        terms = like_weights(corpus.index, ticket_id, params)
+        terms = like_weights(packed, ticket_id, params)
         if query.strip():
-            for term, weight in query_weights(corpus.index, query, params).items():
+            for term, weight in query_weights(packed, query, params).items():
                 terms[term] = terms.get(term, 0.0) + weight
-        similar = _mutual(corpus.index, ticket_id, terms, params)
+        similar = _mutual(packed, ticket_id, terms, params)
         best = max(similar.values(), default=0.0)
         similar = {key: sim for key, sim in similar.items()
                    if sim >= max(params.like_min_similarity, params.like_relative * best)}
-        ranked = _ranked(corpus, similar)
-    ranked = _with_status(session, ranked, status, limit)
-    with index.lock:
-        return [_hit(corpus, key, score, terms) for key, score in ranked]
+        ordered = sorted(similar.items(), key=lambda kv: (-round(kv[1], 9), -packed.updated_of(kv[0]), kv[0]))
+        ranked = _with_status(session, lambda n: ordered[:n], status, limit)
+    return _hits(session, index, ranked, terms)
 
 
 # --- queries ------------------------------------------------------------------------------------------
 
-def query_weights(index: Bm25fIndex, query: str, params: SearchParams) -> dict[str, float]:
+def query_weights(index: PackedIndex, query: str, params: SearchParams) -> dict[str, float]:
     """Weighted terms of free text: typos fixed, synonyms added, long text cut to its rarest terms."""
     weights = ANALYZER.query(query, index.words, params.phrase_weight)
     if not weights:
         raise EmptyQuery(query)
-    known = {term: weight for term, weight in weights.items() if index.df(term)}
+    known = {term: weight for term, weight in weights.items() if index.df_of(term)}
     return _rarest(index, known, params.max_terms)
 
 
-def like_weights(index: Bm25fIndex, ticket_id: str, params: SearchParams) -> dict[str, float]:
+def like_weights(index: PackedIndex, ticket_id: str, params: SearchParams) -> dict[str, float]:
     """A query made of a ticket's own terms, each weighted by the fields it occurs in."""
-    weights = {}
-    for term, shape in index.terms_of(ticket_id).items():
-        if index.df(term) > 1:
-            weights[term] = sum(params.like_fields[f] for f, _ in shape)
-    return _rarest(index, weights, params.like_terms)
+    weights, idf = {}, {}
+    for term, weight, df in index.field_weighted_terms(ticket_id, params.like_fields):
+        weights[term] = weight
+        idf[term] = index.idf_of_df(df)
+    return _rarest(index, weights, params.like_terms, idf)
 
 
-def _mutual(index: Bm25fIndex, ticket_id: str, terms: dict[str, float], params: SearchParams) -> dict[str, float]:
+def _mutual(index: PackedIndex, ticket_id: str, terms: dict[str, float], params: SearchParams) -> dict[str, float]:
     """Candidates are the best matches of the ticket's rarest terms; the best of them by the full query
     are checked both ways."""
-    seeds = index.score(_rarest(index, terms, params.like_seed_terms), params.tickets)
-    candidates = {key for key, _ in heapq.nlargest(params.like_pool, seeds.items(), key=lambda kv: (kv[1], kv[0]))}
-    scores = index.score(terms, params.tickets, only=candidates | {ticket_id})
+    seeds = index.best(*index.scores(_rarest(index, terms, params.like_seed_terms), params.tickets),
+                       params.like_pool)
+    candidates = {key for key, _ in seeds}
+    scores = index.score_keys(terms, params.tickets, candidates | {ticket_id})
     own = scores.pop(ticket_id, 0.0) or 1.0
     forward = heapq.nlargest(params.like_candidates, scores.items(), key=lambda item: (item[1], item[0]))
     mutual = {}
     for key, score in forward:
-        back = index.score(like_weights(index, key, params), params.tickets, only=(ticket_id, key))
+        back = index.score_keys(like_weights(index, key, params), params.tickets, (ticket_id, key))
         mutual[key] = math.sqrt(score / own * back.get(ticket_id, 0.0) / (back.get(key) or 1.0))
     return mutual
 
 
-def _rarest(index: Bm25fIndex, weights: dict[str, float], keep: int) -> dict[str, float]:
+def _rarest(index: PackedIndex, weights: dict[str, float], keep: int,
+            idf: dict[str, float] | None = None) -> dict[str, float]:
     if len(weights) <= keep:
         return weights
-    best = sorted(weights, key=lambda t: (-weights[t] * index.idf(t), t))[:keep]
+    rarity = idf if idf is not None else {term: index.idf(term) for term in weights}
+    best = sorted(weights, key=lambda t: (-weights[t] * rarity[t], t))[:keep]
     return {term: weights[term] for term in best}
 
 
 # --- results ------------------------------------------------------------------------------------------
 
-def _ranked(corpus: Corpus, scores: dict[str, float], limit: int | None = None) -> list[tuple[str, float]]:
-    """Best first (the first `limit`, or all); ties (to 9 digits, so float noise can't reorder them) by the
-    newer document, then id."""
-    def key(item: tuple[str, float]) -> tuple[float, float, str]:
-        return -round(item[1], 9), -corpus.docs[item[0]].updated, item[0]
-    return sorted(scores.items(), key=key) if limit is None else heapq.nsmallest(limit, scores.items(), key=key)
-
-
-def _with_status(session: Session, ranked: list[tuple[str, float]], status: str | None,
+def _with_status(session: Session, ranked: Callable[[int | None], list[tuple[str, float]]], status: str | None,
                  limit: int) -> list[tuple[str, float]]:
-    """The first `limit` hits whose ticket is in `status` now (read from the rows, not the index)."""
+    """The first `limit` hits whose ticket is in `status` now (read from the rows, not the index); the
+    ranking is asked for more hits only when the first ones are in other statuses."""
     if status is None:
-        return ranked[:limit]
-    kept: list[tuple[str, float]] = []
-    for start in range(0, len(ranked), 100):
-        chunk = ranked[start:start + 100]
-        ids = [key for key, _ in chunk]
-        current = dict(session.exec(select(Ticket.id, Ticket.status).where(col(Ticket.id).in_(ids))).all())
-        kept += [(key, score) for key, score in chunk if current.get(key) == status]
-        if len(kept) >= limit:
-            break
-    return kept[:limit]
+        return ranked(limit)
+    wanted: int | None = max(limit * 4, 100)
+    while True:
+        candidates = ranked(wanted)
+        kept: list[tuple[str, float]] = []
+        for start in range(0, len(candidates), 100):
+            chunk = candidates[start:start + 100]
+            ids = [key for key, _ in chunk]
+            current = dict(session.exec(select(Ticket.id, Ticket.status).where(col(Ticket.id).in_(ids))).all())
+            kept += [(key, score) for key, score in chunk if current.get(key) == status]
+            if len(kept) >= limit:
+                return kept[:limit]
+        if wanted is None or len(candidates) < wanted:
+            return kept
+        wanted = wanted * 8 if wanted < 100_000 else None
 
 
-def _hit(corpus: Corpus, key: str, score: float, terms: dict[str, float], body_only: bool = False) -> Hit:
-    fields = corpus.docs[key].fields
-    texts = fields[2:3] if body_only else (fields[2], fields[4])
-    return Hit(key, score, matched_lines(ANALYZER, texts, terms, corpus.index.idf))
+def _hits(session: Session, index: KindIndex, ranked: list[tuple[str, float]], terms: dict[str, float],
+          body_only: bool = False) -> list[Hit]:
+    """Each ranked document with the lines that matched (its texts read from the rows)."""
+    texts = highlight_texts(session, index.kind, [key for key, _ in ranked])
+    with index.lock:
+        idf = {term: index.packed.idf(term) for term in terms}
+    hits = []
+    for key, score in ranked:
+        if key not in texts and not body_only:
+            texts[key] = ("", "")  # a ticket without messages
+        if key in texts:  # (a section deleted since it was ranked is left out)
+            hits.append(Hit(key, score, matched_lines(ANALYZER, texts[key], terms, lambda t: idf.get(t, 0.0))))
+    return hits

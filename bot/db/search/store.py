@@ -1,17 +1,20 @@
-"""The search index of one database, built from its rows and kept in step with them.
+"""The search index of one database, loaded from the stored analysis of its rows and kept in step with them.
 
 Every search first reads the desk's generation (the newest ticket message id and the ticket and
-help-section counts: one indexed query). When it moved, the index re-reads what changed: the tickets
-that got new messages, or everything after tickets or sections were added or removed. So a reply
-written by another process or another worker is searchable on the next query, and the ranking is the
-same Python code over the same rows on SQLite and PostgreSQL.
+help-section counts: one indexed query). When it moved, the index takes in what changed: the tickets that
+got new messages, the tickets added or removed, or all help sections when their number changed. A document
+is read from `search_document` (persist.py); when its row is missing or older than the ticket's newest
+message, the rows are analysed here and the result is stored for every later process. So a reply written
+by another process or another worker is searchable on the next query, the ranking is the same code over
+the same rows on SQLite and PostgreSQL, and a process starting on a big desk loads arrays instead of
+analysing a hundred thousand tickets.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,109 +24,132 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from bot.db.models import HelpSection, Ticket, TicketMessage
-from bot.db.search.analyzer import Analyzer
-from bot.db.search.bm25f import Bm25fIndex
+from bot.db.search import persist
 from bot.db.search.documents import HELP_FIELDS, TICKET_FIELDS, Document, help_document, ticket_document
+from bot.db.search.packed import PackedIndex
+from bot.db.search.persist import ANALYZER, Stored, Vocabulary
 
 logger = logging.getLogger(__name__)
 
-ANALYZER = Analyzer()
-_GENERATION = text("SELECT (SELECT max(id) FROM ticket_message), (SELECT count(*) FROM ticket), "
-                   "(SELECT count(*) FROM help_section)")
+__all__ = ["ANALYZER", "KindIndex", "documents", "help_index", "highlight_texts", "index_ticket", "ticket_index"]
+
+_NEWEST = text("SELECT max(id) FROM ticket_message")
+_COUNTS = text("SELECT (SELECT count(*) FROM ticket), (SELECT count(*) FROM help_section)")
+# Counting rows costs milliseconds on a big desk (PostgreSQL counts them one by one), so the counts are read at
+# most this often; new messages (a reply, a new ticket's first message) are seen on the next search.
+COUNTS_SECONDS = 2.0
+_TICKET_SOURCES = text("SELECT t.id, COALESCE(MAX(m.id), 0) FROM ticket t LEFT JOIN ticket_message m "
+                       "ON m.ticket_id = t.id GROUP BY t.id")
+_CHANGED_SINCE = text("SELECT ticket_id, MAX(id) FROM ticket_message WHERE ticket_id IN "
+                      "(SELECT DISTINCT ticket_id FROM ticket_message WHERE id > :seen) GROUP BY ticket_id")
+CHUNK = 500
 
 
-@dataclass
-class Corpus:
-    """One index plus the documents it was built from (for the lines that matched)."""
+class KindIndex:
+    """One kind of document (help sections or tickets) of one database. Hold `.lock` while using `.packed`."""
 
-    index: Bm25fIndex
-    docs: dict[str, Document] = field(default_factory=dict)
-
-    def put(self, doc: Document) -> None:
-        fields, words = _analysed(doc.fields)
-        self.index.put(doc.key, fields, words)
-        self.docs[doc.key] = doc
-
-
-@functools.lru_cache(maxsize=1024)
-def _analysed(fields: tuple[str, ...]) -> tuple[list[list[str]], list[str]]:
-    """Terms per field and surface words of a document; remembered, since every process (and every test
-    database) indexes mostly the same texts."""
-    terms = [ANALYZER.terms(value) for value in fields]
-    return terms, [w for value in fields for w in ANALYZER.words(value) if not ANALYZER.is_stop(w)]
-
-
-class HelpIndex:
-    """Help sections: rebuilt whenever their number changes (they are only ever loaded with the desk)."""
-
-    def __init__(self) -> None:
-        self.corpus = Corpus(Bm25fIndex(HELP_FIELDS))
+    def __init__(self, kind: str, fields: tuple[str, ...], vocabulary: Vocabulary):
+        self.kind, self.fields, self.vocabulary = kind, fields, vocabulary
+        self.packed = PackedIndex(fields, vocabulary)
         self.lock = threading.RLock()
+
+    def current(self, session: Session, expected: dict[str, int]) -> list[Stored]:
+        """The stored analysis of each document in `expected` (key -> source version), analysing and
+        storing those whose row is missing or stale."""
+        keys = list(expected)
+        stored = {d.key: d for d in persist.read(session, self.kind, None if len(keys) > CHUNK else keys,
+                                                 len(self.fields))}
+        stale = [key for key in keys if key not in stored or stored[key].source != expected[key]]
+        if stale:
+            logger.info("search: analysing %d %s document(s) not stored yet", len(stale), self.kind)
+            docs = documents(session, self.kind, stale)
+            fresh = persist.store_now(_engine(session), self.vocabulary, self.kind,
+                                      [(docs[key], expected[key]) for key in stale if key in docs],
+                                      len(self.fields))
+            stored.update((d.key, d) for d in fresh)
+        found = [stored[key] for key in keys if key in stored]
+        self.vocabulary.names_for(session, self.vocabulary.unknown([a for d in found for a in (d.terms, d.words)]))
+        return found
+
+
+class HelpIndex(KindIndex):
+    """Help sections: loaded again whenever their number changes (they are only ever loaded with the desk)."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        super().__init__("help", HELP_FIELDS, vocabulary)
         self._count = -1
 
     def refresh(self, session: Session, generation: tuple[int, int, int]) -> None:
         if generation[2] == self._count:
             return
-        corpus = Corpus(Bm25fIndex(HELP_FIELDS))
-        for section in session.exec(select(HelpSection)).all():
-            corpus.put(help_document(section.id, section.heading, section.article_title, section.body))
-        self.corpus, self._count = corpus, generation[2]
+        keys = [row[0] for row in session.execute(text("SELECT id FROM help_section"))]
+        if self._count < 0:
+            self.vocabulary.load_all(session)
+        self.packed.load(self.current(session, dict.fromkeys(keys, 0)))
+        self._count = generation[2]
 
 
-class TicketIndex:
-    """Tickets: re-read the ones with messages newer than the last seen, or all when tickets come or go."""
+class TicketIndex(KindIndex):
+    """Tickets: the ones with messages newer than the last seen, the added and the removed ones."""
 
-    def __init__(self) -> None:
-        self.corpus = Corpus(Bm25fIndex(TICKET_FIELDS))
-        self.lock = threading.RLock()
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        super().__init__("ticket", TICKET_FIELDS, vocabulary)
         self._seen = (0, -1)  # newest message id, number of tickets
 
     def refresh(self, session: Session, generation: tuple[int, int, int]) -> None:
         newest, count = generation[0], generation[1]
         if (newest, count) == self._seen:
             return
-        if count != self._seen[1] or newest < self._seen[0]:
-            self.corpus = Corpus(Bm25fIndex(TICKET_FIELDS))
-            self._load(session, None)
+        if self._seen[1] < 0 or newest < self._seen[0]:
+            self.vocabulary.load_all(session)
+            sources = {key: int(source) for key, source in session.execute(_TICKET_SOURCES)}
+            self.packed.load(self.current(session, sources))
         else:
-            changed = session.exec(select(TicketMessage.ticket_id).where(col(TicketMessage.id) > self._seen[0])
-                                   .distinct()).all()
-            self._load(session, list(changed))
+            changed = {key: int(source) for key, source in session.execute(_CHANGED_SINCE, {"seen": self._seen[0]})}
+            if count != self._seen[1]:
+                keys = {row[0] for row in session.execute(text("SELECT id FROM ticket"))}
+                for gone in set(self.packed.slot_of) - keys:
+                    self.packed.remove(gone)
+                changed.update(dict.fromkeys(keys - set(self.packed.slot_of) - changed.keys(), 0))
+            for doc in self.current(session, changed):
+                self.packed.put(doc)
         logger.debug("ticket index refreshed: %s → %s", self._seen, (newest, count))
         self._seen = (newest, count)
-
-    def _load(self, session: Session, ids: list[str] | None) -> None:
-        tickets = select(Ticket)
-        messages = select(TicketMessage.ticket_id, TicketMessage.body).order_by(
-            col(TicketMessage.created_at), col(TicketMessage.id))
-        if ids is not None:
-            tickets = tickets.where(col(Ticket.id).in_(ids))
-            messages = messages.where(col(TicketMessage.ticket_id).in_(ids))
-        bodies: dict[str, list[str]] = {}
-        for ticket_id, body in session.exec(messages).all():
-            bodies.setdefault(ticket_id, []).append(body)
-        for ticket in session.exec(tickets).all():
-            self.corpus.put(ticket_document(ticket.id, ticket.title, ticket.tags or [], bodies.get(ticket.id, []),
-                                            _timestamp(ticket.updated_at)))
 
 
 @dataclass
 class DeskIndex:
-    help: HelpIndex = field(default_factory=HelpIndex)
-    tickets: TicketIndex = field(default_factory=TicketIndex)
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
+    help: HelpIndex = field(init=False)
+    tickets: TicketIndex = field(init=False)
+    counts: tuple[int, int] = (-1, -1)
+    counted_at: float = float("-inf")
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def __post_init__(self) -> None:
+        self.help, self.tickets = HelpIndex(self.vocabulary), TicketIndex(self.vocabulary)
 
-def _timestamp(value: datetime) -> float:
-    return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+    def generation(self, session: Session) -> tuple[int, int, int]:
+        """The newest ticket message id, and the ticket and help-section counts (at most COUNTS_SECONDS old)."""
+        newest = session.execute(_NEWEST).scalar() or 0
+        with self.lock:
+            if time.monotonic() - self.counted_at >= COUNTS_SECONDS:
+                row = session.execute(_COUNTS).one()
+                self.counts, self.counted_at = (int(row[0]), int(row[1])), time.monotonic()
+            return newest, *self.counts
 
 
 _indexes: weakref.WeakKeyDictionary[Engine, DeskIndex] = weakref.WeakKeyDictionary()
 _registry_lock = threading.Lock()
 
 
-def _desk(session: Session) -> DeskIndex:
+def _engine(session: Session) -> Engine:
     bind = session.get_bind()
-    engine = bind if isinstance(bind, Engine) else bind.engine
+    return bind if isinstance(bind, Engine) else bind.engine
+
+
+def _desk(session: Session) -> DeskIndex:
+    engine = _engine(session)
     with _registry_lock:
         index = _indexes.get(engine)
         if index is None:
@@ -131,24 +157,67 @@ def _desk(session: Session) -> DeskIndex:
     return index
 
 
-def _generation(session: Session) -> tuple[int, int, int]:
-    row = session.execute(_GENERATION).one()
-    return row[0] or 0, row[1], row[2]
-
-
 def help_index(session: Session) -> HelpIndex:
-    """The help index of the session's database, up to date with what the session sees. Hold `.lock`
-    while using `.corpus`."""
-    index = _desk(session).help
-    with index.lock:
-        index.refresh(session, _generation(session))
-    return index
+    """The help index of the session's database, up to date with what the session sees."""
+    desk = _desk(session)
+    with desk.help.lock:
+        desk.help.refresh(session, desk.generation(session))
+    return desk.help
 
 
 def ticket_index(session: Session) -> TicketIndex:
-    """The ticket index of the session's database, up to date with what the session sees. Hold `.lock`
-    while using `.corpus`."""
-    index = _desk(session).tickets
-    with index.lock:
-        index.refresh(session, _generation(session))
-    return index
+    """The ticket index of the session's database, up to date with what the session sees."""
+    desk = _desk(session)
+    with desk.tickets.lock:
+        desk.tickets.refresh(session, desk.generation(session))
+    return desk.tickets
+
+
+def index_ticket(session: Session, ticket_id: str) -> None:
+    """Store the analysis of a ticket the session just changed (in its transaction), so no reader has to."""
+    source = session.execute(text("SELECT COALESCE(MAX(id), 0) FROM ticket_message WHERE ticket_id = :id"),
+                             {"id": ticket_id}).scalar() or 0
+    docs = documents(session, "ticket", [ticket_id])
+    if ticket_id in docs:
+        persist.store(session, _desk(session).vocabulary, "ticket", [(docs[ticket_id], int(source))],
+                      len(TICKET_FIELDS))
+
+
+# --- the rows behind documents ------------------------------------------------------------------------
+
+def documents(session: Session, kind: str, keys: list[str]) -> dict[str, Document]:
+    """The documents of `keys` built from their rows (texts for analysis and for the lines that matched)."""
+    found: dict[str, Document] = {}
+    for start in range(0, len(keys), CHUNK):
+        chunk = keys[start:start + CHUNK]
+        if kind == "help":
+            for section in session.exec(select(HelpSection).where(col(HelpSection.id).in_(chunk))).all():
+                found[section.id] = help_document(section.id, section.heading, section.article_title, section.body)
+            continue
+        bodies: dict[str, list[str]] = {}
+        for ticket_id, body in session.exec(select(TicketMessage.ticket_id, TicketMessage.body)
+                                            .where(col(TicketMessage.ticket_id).in_(chunk))
+                                            .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).all():
+            bodies.setdefault(ticket_id, []).append(body)
+        for ticket in session.exec(select(Ticket).where(col(Ticket.id).in_(chunk))).all():
+            found[ticket.id] = ticket_document(ticket.id, ticket.title, ticket.tags or [], bodies.get(ticket.id, []),
+                                               _timestamp(ticket.updated_at))
+    return found
+
+
+def highlight_texts(session: Session, kind: str, keys: list[str]) -> dict[str, tuple[str, ...]]:
+    """The texts whose lines are shown as matched: a section's body; a ticket's first message and the rest
+    (as `documents` builds those fields), read in one query."""
+    if kind == "help":
+        rows = session.exec(select(HelpSection.id, HelpSection.body).where(col(HelpSection.id).in_(keys))).all()
+        return {key: (body,) for key, body in rows}
+    bodies: dict[str, list[str]] = {}
+    for ticket_id, body in session.exec(select(TicketMessage.ticket_id, TicketMessage.body)
+                                        .where(col(TicketMessage.ticket_id).in_(keys))
+                                        .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).all():
+        bodies.setdefault(ticket_id, []).append(body)
+    return {key: (messages[0], "\n".join(messages[1:])) if messages else ("", "") for key, messages in bodies.items()}
+
+
+def _timestamp(value: datetime) -> float:
+    return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()

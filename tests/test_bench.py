@@ -1,0 +1,108 @@
+"""Every benchmark of `python -m bench` runs at tiny sizes and produces its figures (no timing thresholds: the
+figures depend on the machine; bench/README numbers come from real runs)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from bench import __main__ as bench_main
+from bench.common import Figure
+
+
+def measured(figure: Figure) -> bool:
+    return figure.value is not None and math.isfinite(figure.value) and figure.reference is not None
+
+
+def test_overhead_and_its_profile(tmp_path):
+    from bench.overhead import measure
+    from bench.turn_profile import profile
+
+    figure = measure(f"sqlite:///{tmp_path / 'o.db'}", "SQLite", runs=2, warm=1)
+    assert measured(figure) and figure.detail["turns"] >= 2 and figure.met is not None
+    parts = profile(f"sqlite:///{tmp_path / 'p.db'}", runs=2, warm=1)["parts"]
+    names = {p["part"] for p in parts}
+    assert {"checkpoint (one transaction)", "tools (thread pool)", "unattributed"} <= names
+
+
+def test_end_to_end_against_the_floor_and_parallel_lookups(tmp_path):
+    from bench.floor import end_to_end, parallel_lookups
+
+    floor = end_to_end(f"sqlite:///{tmp_path / 'f.db'}", runs=1, model_latency=0.02, tool_latency=0.01)
+    assert measured(floor) and floor.value >= 1.0
+    lookups = parallel_lookups(f"sqlite:///{tmp_path / 'l.db'}", repeats=1, latency=0.05)
+    assert measured(lookups) and lookups.value >= 50
+
+
+def test_tokens_against_a_naive_loop(tmp_path):
+    from bench.tokens import measure
+
+    figures = measure(lambda name: f"sqlite:///{tmp_path / name}.db", desk_runs=2)
+    assert [f.detail["runs"] for f in figures] == [1, 2, 1]
+    for figure in figures:
+        ours, naive = figure.detail["ours"], figure.detail["naive"]
+        assert measured(figure) and ours["calls"] == naive["calls"] > 0
+        assert ours["cache_read"] > 0 and naive["cache_read"] == naive["cache_write"] == 0
+        assert figure.value < figure.reference, "caching bills less than no caching"
+
+
+def test_search_at_scale(tmp_path):
+    from bench.search_at_scale import measure
+
+    figures = measure({"SQLite": f"sqlite:///{tmp_path / 's.db'}"}, tickets=120, sections=40, scan_sample=3)
+    assert len(figures) == 3 and all(measured(f) for f in figures)
+    assert figures[1].detail["tickets"] == 120 and figures[0].detail["queries"] > 100
+
+
+def test_serve_acknowledgements_and_memory(tmp_path):
+    from bench.serve_load import acknowledgements, memory
+
+    acks = acknowledgements(f"sqlite:///{tmp_path / 'a.db'}", tmp_path, burst=3, singles=1, model_latency=0.01)
+    assert measured(acks) and acks.detail["p50_ms"] > 0
+    rss = memory(f"sqlite:///{tmp_path / 'm.db'}", tmp_path, runs=3, model_latency=0.5)
+    assert measured(rss) and rss.detail["all_runs_were_live_together"]
+
+
+def test_start_up(tmp_path):
+    from bench.startup import measure
+
+    run, serve = measure(tmp_path, repeats=1)
+    assert measured(run) and measured(serve)
+
+
+@pytest.mark.postgres
+def test_busy_morning_embedded_and_with_a_worker(tmp_path):
+    import os
+
+    from bench import morning
+
+    url = os.environ.get("KITEBASE_TEST_DATABASE_URL")
+    if not url:
+        pytest.skip("KITEBASE_TEST_DATABASE_URL is not set (CI sets it)")
+    from tests.conftest import _reset_postgres
+
+    _reset_postgres(url)
+    embedded = morning.embedded(url, tmp_path, runs=4, latency=0.02, workers=4)
+    _reset_postgres(url)
+    queued = morning.queue(url, tmp_path, runs=4, latency=0.02, processes=1, per_worker=2)
+    for figure in (embedded, queued):
+        # every run reached its draft; whether any was "starved" is a timing figure (the bench reports it)
+        assert measured(figure) and figure.detail["awaiting_approval"] == 4 and "starved" in figure.detail
+
+
+def test_the_command_writes_a_table_and_json(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(bench_main, "ITEMS", {2: ("parallel lookups", _parallel_only)})
+    out = tmp_path / "bench.json"
+    assert bench_main.main(["--tiny", "--only", "2", "--out", str(out)]) == 0
+    report = json.loads(Path(out).read_text())
+    assert report["commit"] and report["machine"]["cpus"] and report["figures"][0]["item"] == 3
+    assert "three independent" in capsys.readouterr().out
+
+
+def _parallel_only(bench: bench_main.Bench) -> list[Figure]:
+    from bench.floor import parallel_lookups
+
+    return [parallel_lookups(bench.url("sqlite", "parallel"), 1, latency=0.02)]

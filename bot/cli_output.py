@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from bot.agent.events import Observer
 from bot.agent.model import ModelResponse
-from bot.agent.state import PendingCall, RunState
+from bot.agent.state import PendingCall, RunState, RunStatus
 from bot.redact import redact
 
 RESULT_CHARS = 300
@@ -72,7 +72,7 @@ class TurnPrinter(Observer):
     def on_finished(self, state: RunState) -> None:
         self._p("")
         self._p("─" * 70)
-        if state.status == "completed":
+        if state.status == RunStatus.COMPLETED:
             self._p("Done. Final answer:\n")
             self._p(state.answer or "")
         else:

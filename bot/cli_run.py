@@ -10,13 +10,13 @@ from typing import Any
 from sqlmodel import select
 
 from bot.agent.replay import source_lines
-from bot.agent.state import RunState
+from bot.agent.state import TERMINAL, RunState, RunStatus
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
 from bot.db.models import Approval, Run
 from bot.db.open import open_database
-from bot.runs import sources
 from bot.redact import redact
+from bot.runs import sources
 from bot.runs.processes import Liveness
 from bot.runs.service import BadInput, RunService
 
@@ -58,12 +58,12 @@ def _drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any)
         state = service.resume(run_id, printer)
         if state is None:
             raise BadInput(f"Run {run_id} is being continued by another process right now.")
-        if state.status != "awaiting_approval" or mode == "later":
+        if state.status != RunStatus.AWAITING_APPROVAL or mode == "later":
             break
         if not decide_at_terminal(service, run_id, state, mode, args.actor, out):
             break
     state = service.load_state(run_id)
-    if state.status == "awaiting_approval":
+    if state.status == RunStatus.AWAITING_APPROVAL:
         hint_waiting(service, run_id, out)
     return finish(run_id, state, args)
 
@@ -132,7 +132,7 @@ def hint_waiting(service: RunService, run_id: int, out: Any) -> None:
 def finish(run_id: int, state: RunState, args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         print(redact(json.dumps(run_json(run_id, state), ensure_ascii=False)))
-    return {"completed": EXIT_OK, "escalated": EXIT_STOPPED, "awaiting_approval": EXIT_STOPPED}.get(
+    return {RunStatus.COMPLETED: EXIT_OK, RunStatus.ESCALATED: EXIT_STOPPED, RunStatus.AWAITING_APPROVAL: EXIT_STOPPED}.get(
         state.status, EXIT_INTERNAL)
 
 
@@ -141,7 +141,7 @@ def run_json(run_id: int, state: RunState) -> dict[str, Any]:
             "input_tokens": state.usage.input_tokens, "output_tokens": state.usage.output_tokens,
             "cache_read_tokens": state.usage.cache_read_tokens, "cache_write_tokens": state.usage.cache_write_tokens,
             "total_tokens": state.usage.total, "cost_usd": round(state.cost_usd, 6), "answer": state.answer,
-            "summary": state.summary if state.status != "completed" else None}
+            "summary": state.summary if state.status != RunStatus.COMPLETED else None}
 
 
 def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
@@ -163,7 +163,7 @@ def cmd_resume(args: argparse.Namespace, settings: Settings) -> int:
     state = service.load_state(args.run_id)
     if state is None:
         raise BadInput(f"There is no run {args.run_id}.")
-    if state.status in ("completed", "escalated", "failed"):
+    if state.status in TERMINAL:
         service.reopen(args.run_id, actor=args.actor, note=args.note)
     out = sys.stderr if args.json else sys.stdout
     return drive(service, args.run_id, args, out)

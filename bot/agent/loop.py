@@ -19,7 +19,7 @@ from bot.agent.limits import Limits
 from bot.agent.model import ModelClient, ModelResponse
 from bot.agent.prompts import SYSTEM_PROMPT
 from bot.agent.screen import Screen
-from bot.agent.state import PendingCall, RunState, StepRecord
+from bot.agent.state import PendingCall, RunState, RunStatus, StepRecord
 from bot.agent.summary import summarize
 from bot.agent.toolrun import run_calls
 from bot.config import Settings
@@ -73,7 +73,7 @@ class AgentLoop:
         def active() -> float:
             return base + (self.clock() - started)
 
-        while state.status == "running":
+        while state.status == RunStatus.RUNNING:
             try:
                 self.limits.check(state, active())
                 step = self._turn(state, time_left=self.limits.deadline_seconds - active())
@@ -90,14 +90,14 @@ class AgentLoop:
                 step = StepRecord(number=state.steps, kind="error", text=state.reason, response=raw)
             except MalformedHistory as bad:
                 logger.error("refusing to send a malformed history: %s", bad)
-                state.status, state.stop_kind = "failed", "malformed_history"
+                state.status, state.stop_kind = RunStatus.FAILED, "malformed_history"
                 state.reason = f"internal error: the history is malformed and was not sent ({bad})"
                 state.summary = summarize(state.messages)
                 step = StepRecord(number=state.steps, kind="error", text=state.reason)
             state.segment_active_seconds = active()
             checkpoint(state, step)
             self.observer.on_step(state, step)
-        if state.status == "awaiting_approval":
+        if state.status == RunStatus.AWAITING_APPROVAL:
             self.observer.on_approval_needed(state, state.pending_calls)
         else:
             self.observer.on_finished(state)
@@ -179,12 +179,12 @@ class AgentLoop:
         if not answer:
             self.escalate(state, "empty_answer", "the model finished without writing an answer")
             return
-        state.status, state.answer, state.stop_kind, state.reason = "completed", answer, None, None
+        state.status, state.answer, state.stop_kind, state.reason = RunStatus.COMPLETED, answer, None, None
         state.summary = summarize(state.messages)
 
     def escalate(self, state: RunState, kind: str, reason: str) -> None:
         """The run stops and goes to a person; its reason and summary are cut of secrets before anyone sees them."""
-        state.status, state.stop_kind, state.reason = "escalated", kind, redact(reason)
+        state.status, state.stop_kind, state.reason = RunStatus.ESCALATED, kind, redact(reason)
         state.summary = redact(summarize(state.messages, [c.__dict__ for c in state.pending_calls]))
 
     # --- tools --------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ class AgentLoop:
 
         blocks = [result_block(u["id"], results[u["id"]]) for u in uses if u["id"] in results]
         if held:
-            state.pending_results, state.pending_calls, state.status = blocks, held, "awaiting_approval"
+            state.pending_results, state.pending_calls, state.status = blocks, held, RunStatus.AWAITING_APPROVAL
             state.summary = summarize(state.messages, [c.__dict__ for c in held])
             return
         state.messages.append({"role": "user", "content": blocks})
@@ -269,7 +269,7 @@ class AgentLoop:
         known = {b["tool_use_id"]: b for b in state.pending_results}
         known.update({tid: result_block(tid, result) for tid, result in decided.items()})
         state.messages.append({"role": "user", "content": [known[u["id"]] for u in uses]})
-        state.pending_results, state.pending_calls, state.status = [], [], "running"
+        state.pending_results, state.pending_calls, state.status = [], [], RunStatus.RUNNING
 
 
 def result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:

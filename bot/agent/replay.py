@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from bot.agent.model import ModelResponse, Usage
+from bot.agent.state import RunStatus
 from bot.db.models import Run, Step
 
 
@@ -39,7 +40,7 @@ def timeline(run: Run, steps: list[Step], *, result_chars: int = 240) -> str:
     lines.append(f"Totals: {run.steps} model calls · {run.total_tokens:,} tokens (in {run.input_tokens:,}, out "
                  f"{run.output_tokens:,}, cache read {run.cache_read_tokens:,}, cache write {run.cache_write_tokens:,})"
                  f" · ${run.cost_usd:.4f}")
-    if run.status == "completed":
+    if run.status == RunStatus.COMPLETED:
         lines.append(f"Answer:\n{run.answer}")
     elif run.reason:
         lines.append(f"Stopped: {run.reason}")

@@ -5,11 +5,25 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from bot.agent.model import Usage
 
-TERMINAL = frozenset({"completed", "escalated", "failed"})
+
+class RunStatus(StrEnum):
+    """Where a run is; the values are the strings the database stores (transitions: bot/runs/states.py)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    AWAITING_APPROVAL = "awaiting_approval"
+    COMPLETED = "completed"
+    ESCALATED = "escalated"
+    FAILED = "failed"
+
+
+LIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.AWAITING_APPROVAL)  # at most one live run per ticket
+TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.ESCALATED, RunStatus.FAILED})
 
 
 def fingerprint(name: str, arguments: dict[str, Any]) -> str:
@@ -47,7 +61,7 @@ class RunState:
     messages: list[dict[str, Any]]
     model: str = ""
     ticket_id: str | None = None  # the ticket the run was started for
-    status: str = "running"  # running | awaiting_approval | completed | escalated | failed
+    status: RunStatus = RunStatus.RUNNING
     stop_kind: str | None = None
     reason: str | None = None
     answer: str | None = None

@@ -5,8 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, Text, UniqueConstraint, text
-from sqlmodel import Field, SQLModel
+from sqlalchemy import JSON, BigInteger, Column, Dialect, Index, LargeBinary, Text, UniqueConstraint, text
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import AutoString, Field, SQLModel
+
+from bot.agent.state import LIVE, RunStatus
 
 
 def utcnow() -> datetime:
@@ -15,6 +18,19 @@ def utcnow() -> datetime:
 
 def json_column() -> Any:
     return Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
+class StatusColumn(TypeDecorator[RunStatus]):
+    """A run's status: stored as its plain string (the column is the VARCHAR it always was), read as RunStatus."""
+
+    impl = AutoString
+    cache_ok = True
+
+    def process_bind_param(self, value: RunStatus | str | None, dialect: Dialect) -> str | None:
+        return None if value is None else str(value)
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> RunStatus | None:
+        return None if value is None else RunStatus(value)
 
 
 class Customer(SQLModel, table=True):
@@ -68,8 +84,8 @@ class HelpSection(SQLModel, table=True):
     body: str = Field(sa_column=Column(Text, nullable=False))
 
 
-LIVE_STATUSES = ("queued", "running", "awaiting_approval")
-_LIVE_SQL = text("status IN ('queued', 'running', 'awaiting_approval')")
+LIVE_STATUSES = LIVE
+_LIVE_SQL = text("status IN (" + ", ".join(f"'{status}'" for status in LIVE) + ")")  # a partial index's condition
 
 
 class Run(SQLModel, table=True):
@@ -80,7 +96,7 @@ class Run(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     goal: str = Field(sa_column=Column(Text, nullable=False))
     ticket_id: str | None = Field(default=None, index=True)
-    status: str = Field(default="queued", index=True)
+    status: RunStatus = Field(default=RunStatus.QUEUED, index=True, sa_type=StatusColumn)
     reason: str | None = Field(default=None, sa_column=Column(Text))
     summary: str | None = Field(default=None, sa_column=Column(Text))
     answer: str | None = Field(default=None, sa_column=Column(Text))

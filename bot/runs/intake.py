@@ -10,10 +10,11 @@ import re
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from sqlalchemy import bindparam, exists, insert, select, update
+from sqlalchemy import bindparam, exists, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from bot.agent.state import RunStatus
 from bot.db.engine import Database
 from bot.db.models import LIVE_STATUSES, Delivery, Run, Ticket, utcnow
 from bot.db.statements import insert_ignore
@@ -102,7 +103,7 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
         if live is not None:
             return _tell(session, request, live_run_sentence(live))
     now = utcnow()
-    values = {"goal": goal, "ticket_id": ticket_id, "status": "queued", "model": model, "started_by": request.user,
+    values = {"goal": goal, "ticket_id": ticket_id, "status": RunStatus.QUEUED, "model": model, "started_by": request.user,
               "origin": {"surface": "slack", "channel": request.channel, "thread_ts": request.reply_ts,
                          "team": request.team, "user": request.user, "ts": request.ts},
               "thread_key": f"{request.channel}:{request.reply_ts}" if request.reply_ts else None,

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from bot.agent.state import RunStatus
 from bot.db.models import LIVE_STATUSES, Approval, Escalation, Outbox, Run, utcnow
 from bot.db.statements import insert_ignore
 
@@ -117,7 +118,7 @@ def step_stored(session: Session, run: Run, step_number: int) -> None:
         timeline(session, run, step_number, {"kind": "continue"})
         row = session.exec(select(Outbox).where(Outbox.key == f"timeline:{run.id}:{step_number}")).one()
         payload = dict(row.payload or {})
-    if run.status != "running":
+    if run.status != RunStatus.RUNNING:
         payload["to_step"] = step_number
     bump(session, row.key, payload=payload)
 

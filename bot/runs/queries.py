@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from bot.agent.state import RunStatus
 from bot.db.models import Approval, Customer, Escalation, Run, Ticket
 
 
@@ -19,7 +20,7 @@ def queue(session: Session) -> list[dict[str, Any]]:
 
 def waiting_approvals(session: Session) -> list[dict[str, Any]]:
     rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
-                        .where(col(Approval.status) == "pending", col(Run.status) == "awaiting_approval")
+                        .where(col(Approval.status) == "pending", col(Run.status) == RunStatus.AWAITING_APPROVAL)
                         .order_by(col(Approval.id))).all()
     return [{"approval_id": a.id, "run_id": r.id, "ticket_id": (a.tool_input or {}).get("ticket_id", r.ticket_id),
              "message": (a.tool_input or {}).get("message", ""), "created_at": a.created_at,
@@ -57,7 +58,7 @@ def customer_name(session: Session, ticket_id: str) -> str:
 def decided_but_waiting(session: Session, *, older_than: Any) -> list[int]:
     """Runs waiting for approval although every draft of their turn is decided, and nobody continues them
     (the process that recorded the decision died before it could dispatch the run)."""
-    runs = session.exec(select(Run).where(col(Run.status) == "awaiting_approval", col(Run.lease_owner).is_(None),
+    runs = session.exec(select(Run).where(col(Run.status) == RunStatus.AWAITING_APPROVAL, col(Run.lease_owner).is_(None),
                                           col(Run.updated_at) <= older_than)).all()
     found = []
     for run in runs:

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import col, select
 
+from bot.agent.state import RunStatus
 from bot.db.models import Approval, Run
 from bot.runs import outbox, queries
 from bot.runs.service import RunService
@@ -26,7 +27,7 @@ def due(service: RunService, now: datetime, remind_after_seconds: float) -> list
     with service.db.session() as session:
         rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
                             .where(col(Approval.status) == "pending", col(Approval.reminded_at).is_(None),
-                                   col(Approval.created_at) < cutoff, col(Run.status) == "awaiting_approval")
+                                   col(Approval.created_at) < cutoff, col(Run.status) == RunStatus.AWAITING_APPROVAL)
                             .order_by(col(Approval.id))).all()
     return [(a, r) for a, r in rows]
 

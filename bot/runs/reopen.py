@@ -8,6 +8,7 @@ from typing import Any
 from sqlmodel import Session, func, select
 
 from bot.agent import history
+from bot.agent.state import RunStatus
 from bot.db.models import LIVE_STATUSES, Run, Step
 from bot.runs import outbox
 from bot.runs.errors import BadInput
@@ -26,7 +27,7 @@ def reopen_in(session: Session, run: Run, text: str, *, opening: dict[str, Any])
     state.messages = history.append_user_text(state.messages, text)
     state.start_segment()
     state.segment_first_message = max(0, len(state.messages) - 1)
-    state.status, state.reason, state.answer = "queued", None, None
+    state.status, state.reason, state.answer = RunStatus.QUEUED, None, None  # checked by apply_state
     apply_state(run, state)
     run.finished_at = None
     session.add(run)

@@ -14,6 +14,7 @@ from pathlib import Path
 from sqlmodel import select
 
 from bot.agent.replay import ReplayModel
+from bot.agent.state import RunStatus
 from bot.config import Settings
 from bot.db.engine import Database, create_schema
 from bot.db.models import Approval, Run, Step
@@ -40,7 +41,7 @@ def rerun(run: Run, steps: list[Step], settings: Settings) -> RerunReport:
         new_id = service.start(run.goal, started_by=run.started_by, origin={"surface": "replay", "of": run.id})
         decisions = [c for s in steps if s.kind == "approval" for c in s.tool_calls or []]
         state = service.resume(new_id)
-        while state is not None and state.status == "awaiting_approval" and decisions:
+        while state is not None and state.status == RunStatus.AWAITING_APPROVAL and decisions:
             decision = decisions.pop(0)
             with db.session() as session:
                 approval = session.exec(select(Approval).where(Approval.run_id == new_id,

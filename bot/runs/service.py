@@ -17,7 +17,7 @@ from bot.agent.events import Observer
 from bot.agent.loop import AgentLoop
 from bot.agent.model import ModelClient, build_model
 from bot.agent.prompts import CONTINUE_NOTE
-from bot.agent.state import RunState, StepRecord
+from bot.agent.state import TERMINAL, RunState, RunStatus, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import LIVE_STATUSES, Approval, Run, Step, utcnow
@@ -85,7 +85,7 @@ class RunService:
                                                       col(Run.status).in_(LIVE))).first()
                 if live is not None:
                     raise BadInput(live_run_sentence(live))
-                run = Run(goal=goal, ticket_id=ticket_id, status="queued", model=self.model_name,
+                run = Run(goal=goal, ticket_id=ticket_id, status=RunStatus.QUEUED, model=self.model_name,
                           started_by=started_by, origin=origin, thread_key=thread_key,
                           messages=[{"role": "user", "content": [{"type": "text", "text": goal}]}])
                 session.add(run)
@@ -133,14 +133,14 @@ class RunService:
                 observer: Observer | None) -> RunState | None:
         state = state_from_run(run, [a for a in rows if a.status == "pending"])
         loop = self._loop(int(run.id), observer)
-        if state.status == "awaiting_approval":
+        if state.status == RunStatus.AWAITING_APPROVAL:
             decided = approvals.settle(self.db, loop, rows)
             if decided is None:
                 return state
             loop.complete_waiting_turn(state, decided)
             checkpoint(state, StepRecord(number=state.steps, kind="approval",
                                          text=_decisions_text(rows), tool_calls=_decision_calls(rows, decided)))
-        if state.status != "running":
+        if state.status != RunStatus.RUNNING:
             return state
         state.messages, repaired = history.repair(state.messages, INTERRUPTED)
         if repaired:
@@ -162,7 +162,7 @@ class RunService:
                 run = session.get(Run, run_id)
                 rows = pending_approvals(session, run_id)
                 state = state_from_run(run, [a for a in rows if a.status == "pending"])
-            if state.status != "awaiting_approval":
+            if state.status != RunStatus.AWAITING_APPROVAL:
                 return False
             loop = self._loop(run_id, observer)
             decided = approvals.settle(self.db, loop, rows)
@@ -180,7 +180,7 @@ class RunService:
         sweeper wins: the takeover requires the run still to look stuck, and makes it look fresh."""
         now = utcnow()
         with self.db.session() as session:
-            stuck = [col(Run.id) == run_id, col(Run.status) == "running"]
+            stuck = [col(Run.id) == run_id, col(Run.status) == RunStatus.RUNNING]
             if stale_before is not None:
                 stuck.append(col(Run.updated_at) < stale_before)
             took = session.execute(update(Run).where(*stuck).values(
@@ -208,11 +208,10 @@ class RunService:
         try:
             with self.db.session() as session:
                 run = session.get(Run, run_id)
-                if run is None or run.status in ("completed", "escalated", "failed"):
+                if run is None or run.status in TERMINAL:
                     return
-                states.check(run.status, "failed")
-                old_status = run.status
-                run.status, run.reason, run.finished_at, run.updated_at = "failed", reason, utcnow(), utcnow()
+                old_status = states.move(run, RunStatus.FAILED)
+                run.reason, run.finished_at, run.updated_at = reason, utcnow(), utcnow()
                 session.add(run)
                 escalation = open_escalation(session, run, kind="failure", reason=reason)
                 session.flush()

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from bot.agent.state import RunStatus
 from bot.db.models import LIVE_STATUSES, Approval, Escalation, Run
 from bot.durations import describe
 from bot.runs import feedback
@@ -68,9 +69,9 @@ def figures(session: Session, since: datetime, until: datetime) -> dict[str, Any
 def _endings(runs: list[Run], escalations: list[Escalation]) -> dict[str, Any]:
     statuses = Counter("open" if r.status in LIVE_STATUSES else r.status for r in runs)
     latest = {e.run_id: e.kind for e in escalations}  # ordered by id: the newest escalation of each run wins
-    stopped = Counter(latest.get(r.id, "unknown") for r in runs if r.status == "escalated")
-    return {"total": len(runs), "completed": statuses["completed"], "escalated": statuses["escalated"],
-            "failed": statuses["failed"], "open": statuses["open"], "escalated_by": dict(stopped.most_common())}
+    stopped = Counter(latest.get(r.id, "unknown") for r in runs if r.status == RunStatus.ESCALATED)
+    return {"total": len(runs), "completed": statuses[RunStatus.COMPLETED], "escalated": statuses[RunStatus.ESCALATED],
+            "failed": statuses[RunStatus.FAILED], "open": statuses["open"], "escalated_by": dict(stopped.most_common())}
 
 
 def _drafts(drafts: list[Approval]) -> dict[str, Any]:

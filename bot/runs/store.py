@@ -18,7 +18,7 @@ from sqlmodel import Session, col, func, select
 
 from bot.agent import trace
 from bot.agent.model import Usage
-from bot.agent.state import TERMINAL, PendingCall, RunState, StepRecord
+from bot.agent.state import TERMINAL, PendingCall, RunState, RunStatus, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, utcnow
@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 def state_from_run(run: Run, approvals: list[Approval]) -> RunState:
     pending = [PendingCall(a.tool_use_id, a.tool_name, dict(a.tool_input or {}), a.fingerprint) for a in approvals]
     return RunState(
-        goal=run.goal, messages=list(run.messages or []), model=run.model, ticket_id=run.ticket_id, status=run.status,
+        goal=run.goal, messages=list(run.messages or []), model=run.model, ticket_id=run.ticket_id,
+        status=RunStatus(run.status),
         reason=run.reason, answer=run.answer, summary=run.summary, steps=run.steps,
         usage=Usage(run.input_tokens, run.output_tokens, run.cache_read_tokens, run.cache_write_tokens),
         cost_usd=run.cost_usd, segment_steps=run.segment_steps, segment_tokens=run.segment_tokens,
@@ -40,10 +41,10 @@ def state_from_run(run: Run, approvals: list[Approval]) -> RunState:
 
 
 def apply_state(run: Run, state: RunState) -> None:
-    states.check(run.status, state.status)
+    states.move(run, state.status)
     run.messages = state.messages
     run.pending_results = state.pending_results or None
-    run.status, run.reason, run.answer, run.summary = state.status, state.reason, state.answer, state.summary
+    run.reason, run.answer, run.summary = state.reason, state.answer, state.summary
     run.steps = state.steps
     run.input_tokens, run.output_tokens = state.usage.input_tokens, state.usage.output_tokens
     run.cache_read_tokens, run.cache_write_tokens = state.usage.cache_read_tokens, state.usage.cache_write_tokens
@@ -85,16 +86,16 @@ class Checkpoint:
                 run = self._snapshot(session)
                 old_status = run.status
                 apply_state(run, state)
-                release = self.owner is not None and state.status != "running"
+                release = self.owner is not None and state.status != RunStatus.RUNNING
                 self._write_run(session, run, old_status, release)
                 number = self._next_number(session)
                 sources.annotate(session, state.messages, data["tool_calls"])  # citation checks of drafts
                 session.connection().execute(_statements().insert_step, _step_row(self.run_id, number,
                                                                                    self.owner, data))
                 approvals = add_approvals(session, run, state.pending_calls) \
-                    if state.status == "awaiting_approval" else []
+                    if state.status == RunStatus.AWAITING_APPROVAL else []
                 escalation = None
-                if state.status in ("escalated", "failed"):
+                if state.status in (RunStatus.ESCALATED, RunStatus.FAILED):
                     escalation = open_escalation(session, run, kind=state.stop_kind or state.status,
                                                  reason=state.reason or "")
                     session.flush()
@@ -189,8 +190,8 @@ def _statements() -> _Statements:
         .values(lease_expires_at=bindparam("lease_expires_at", type_=run.c.lease_expires_at.type)),
         release_lease=update(run).where(run.c.id == bindparam("_id"), run.c.lease_owner == bindparam("_owner"))
         .values(lease_owner=None, lease_expires_at=None),
-        start_running=update(run).where(run.c.id == bindparam("_id"), run.c.status == "queued")
-        .values(status="running", updated_at=bindparam("updated_at", type_=run.c.updated_at.type)))
+        start_running=update(run).where(run.c.id == bindparam("_id"), run.c.status == RunStatus.QUEUED)
+        .values(status=RunStatus.RUNNING, updated_at=bindparam("updated_at", type_=run.c.updated_at.type)))
 
 
 def add_approvals(session: Session, run: Run, calls: list[PendingCall]) -> list[Approval]:
@@ -217,7 +218,7 @@ def open_escalation(session: Session, run: Run, *, kind: str, reason: str) -> Es
 def pending_approvals(session: Session, run_id: int) -> list[Approval]:
     """The approvals of the turn the run is waiting on (decided or not), oldest first."""
     run = session.get(Run, run_id)
-    if run is None or run.status != "awaiting_approval" or not run.messages:
+    if run is None or run.status != RunStatus.AWAITING_APPROVAL or not run.messages:
         return []
     ids = [b.get("id") for b in run.messages[-1].get("content", []) if b.get("type") == "tool_use"]
     rows = session.exec(select(Approval).where(Approval.run_id == run_id, col(Approval.tool_use_id).in_(ids))
@@ -239,10 +240,11 @@ def claim(db: Database, run_id: int, owner: str, seconds: float) -> tuple[Run, l
             return None
         run = session.get(Run, run_id)
         rows = pending_approvals(session, run_id)
-        if run.status == "queued":
-            session.connection().execute(_statements().start_running, {"_id": run_id, "updated_at": now})
+        if run.status == RunStatus.QUEUED:
             session.expunge(run)
-            run.status, run.updated_at = "running", now
+            states.move(run, RunStatus.RUNNING)  # the one statement below writes what was checked here
+            session.connection().execute(_statements().start_running, {"_id": run_id, "updated_at": now})
+            run.updated_at = now
         session.expunge_all()
     return run, rows
 

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import or_, update
 from sqlmodel import col, select
 
+from bot.agent.state import RunStatus
 from bot.db.models import Approval, Run
 from bot.runs import gaps, outbox, processes, queries, reminders, stats
 from bot.runs.service import RunService
@@ -48,7 +49,7 @@ def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> 
     with service.db.session() as session:
         stale = session.exec(select(Approval).join(Run, col(Run.id) == col(Approval.run_id))
                              .where(col(Approval.status) == "pending", col(Approval.created_at) < cutoff,
-                                    col(Run.status) == "awaiting_approval")).all()
+                                    col(Run.status) == RunStatus.AWAITING_APPROVAL)).all()
     expired = []
     for approval in stale:
         with service.db.session() as session:
@@ -76,15 +77,15 @@ def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuc
     with service.db.session() as session:
         dead = processes.dead_owners(session, now, stale_seconds)
         abandoned = set(session.exec(select(Run.id).where(col(Run.lease_owner).in_(dead or {""}),
-                                                          col(Run.status).in_(("queued", "running")))).all())
+                                                          col(Run.status).in_((RunStatus.QUEUED, RunStatus.RUNNING)))).all())
         for owner in dead:  # their leases mean nothing now: free them, and continue their runs at once
             session.execute(update(Run).where(col(Run.lease_owner) == owner)
                             .values(lease_owner=None, lease_expires_at=None))
         orphans = session.exec(select(Run).where(
-            col(Run.status).in_(("queued", "running")),
+            col(Run.status).in_((RunStatus.QUEUED, RunStatus.RUNNING)),
             or_(col(Run.lease_expires_at) < now,
                 col(Run.lease_owner).is_(None) & (col(Run.updated_at) <= now - grace)))).all()
-        stuck = session.exec(select(Run).where(col(Run.status) == "running",
+        stuck = session.exec(select(Run).where(col(Run.status) == RunStatus.RUNNING,
                                                col(Run.updated_at) < now - timedelta(seconds=stuck_after_seconds))
                              ).all()
         decided = queries.decided_but_waiting(session, older_than=now - grace)

@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from bot.agent.state import RunStatus
 from bot.durations import describe
 from bot.slack_ui.limits import (
     MAX_BLOCKS_MESSAGE,
@@ -86,10 +87,14 @@ def step_chunks(step: dict[str, Any]) -> list[dict[str, Any]]:
 def timeline_status(run_status: str, closed: bool) -> str:
     if not closed:
         return ":hourglass_flowing_sand: working…"
-    return {"awaiting_approval": ":raised_hand: waiting for a person to decide on the draft below",
-            "completed": ":white_check_mark: finished (the answer is below)",
-            "escalated": ":octagonal_sign: stopped and handed to the human queue (below)",
-            "failed": ":octagonal_sign: failed and handed to the human queue (below)"}.get(run_status, "")
+    return _CLOSED.get(run_status, "")
+
+
+_CLOSED: dict[str, str] = {
+    RunStatus.AWAITING_APPROVAL: ":raised_hand: waiting for a person to decide on the draft below",
+    RunStatus.COMPLETED: ":white_check_mark: finished (the answer is below)",
+    RunStatus.ESCALATED: ":octagonal_sign: stopped and handed to the human queue (below)",
+    RunStatus.FAILED: ":octagonal_sign: failed and handed to the human queue (below)"}
 
 
 def timeline_header(run_id: int, ticket_id: str | None, model: str | None, opening: dict[str, Any]) -> str:
@@ -134,7 +139,7 @@ def build_notice(text: str) -> Message:
 def build_final(*, run_id: int, status: str, answer: str | None, reason: str | None, steps: int, tokens: int,
                 cost: float) -> Message:
     usage = usage_line(steps, tokens, cost, run_id)
-    if status == "completed":
+    if status == RunStatus.COMPLETED:
         safe = escape(answer or "")
         text = clip(safe, MESSAGE_TEXT - 200)
         blocks = [mrkdwn_section(chunk) for chunk in split_text(mention_ids(safe), 2900)]

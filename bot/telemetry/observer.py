@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bot.agent.events import Observer
+from bot.agent.state import RunStatus
 from bot.redact import redact
 from bot.telemetry import conventions as c
 from bot.telemetry import tracing
@@ -40,7 +41,7 @@ class TracingObserver(Observer):
                 c.APPROVAL_OTHER_TICKET: call.other_ticket})
 
     def on_finished(self, state: RunState) -> None:
-        if state.status != "escalated":
+        if state.status != RunStatus.ESCALATED:
             return
         reason = redact(state.reason or "") if tracing.content() else None
         self.segment.event(c.EVENT_ESCALATED, {c.ESCALATION_KIND: state.stop_kind or "escalated",

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
+from bot.agent.state import RunStatus
 from bot.redact import redact
 from bot.telemetry import conventions as c
 from bot.telemetry import tracing
@@ -162,10 +163,10 @@ class Segment:
     def finish(self, result: object) -> None:
         """The method returned: a RunState (resume; None when the run was held elsewhere) or a bool (sweeps)."""
         status = getattr(result, "status", None)
-        if status is None or (self._span is None and status != "failed"):
+        if status is None or (self._span is None and status != RunStatus.FAILED):
             return
         span = self.span()
-        span.set_attribute(c.RUN_STATUS, status)
+        span.set_attribute(c.RUN_STATUS, str(status))
         span.set_attribute(c.RUN_STEPS, int(getattr(result, "steps", 0)))
         stop_kind = getattr(result, "stop_kind", None)
         if stop_kind:
@@ -175,7 +176,7 @@ class Segment:
         reason = getattr(result, "reason", None)
         if reason and tracing.content():
             span.set_attribute(c.RUN_REASON, redact(reason))
-        if status == "failed":
+        if status == RunStatus.FAILED:
             fail(span, stop_kind or "run_failed")
 
     def failed(self, exc: BaseException) -> None:

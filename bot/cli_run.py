@@ -138,9 +138,7 @@ def finish(run_id: int, state: RunState, args: argparse.Namespace) -> int:
 
 def run_json(run_id: int, state: RunState) -> dict[str, Any]:
     return {"run_id": run_id, "status": state.status, "reason": state.reason, "steps": state.steps,
-            "input_tokens": state.usage.input_tokens, "output_tokens": state.usage.output_tokens,
-            "cache_read_tokens": state.usage.cache_read_tokens, "cache_write_tokens": state.usage.cache_write_tokens,
-            "total_tokens": state.usage.total, "cost_usd": round(state.cost_usd, 6), "answer": state.answer,
+            **state.usage.model_dump(), "total_tokens": state.usage.total, "cost_usd": round(state.cost_usd, 6), "answer": state.answer,
             "summary": state.summary if state.status != RunStatus.COMPLETED else None}
 
 

@@ -107,6 +107,6 @@ def test_a_follow_up_gets_a_fresh_allowance(db, settings):
     service.reopen(run_id, actor="lead", note="try the help center")
     state = service.resume(run_id)
     assert len(model.sent) == 4, "two more calls on a fresh allowance"
-    assert state.steps == 4 and state.segment_steps == 2
+    assert state.steps == 4 and state.allowance.segment_steps == 2
     assert "try the help center" in model.sent[2][-1]["content"][-1]["text"]
     assert_well_formed(state.messages)

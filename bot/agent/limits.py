@@ -28,17 +28,17 @@ class Limits:
 
     def check(self, state: RunState, active_seconds: float) -> None:
         """Raise GuardTripped naming the first limit reached, before the next model call is made."""
-        if state.segment_steps >= self.max_steps:
-            raise GuardTripped("max_steps", state.segment_steps, self.max_steps,
-                               f"step limit reached: {state.segment_steps} of {self.max_steps} model calls "
+        if state.allowance.segment_steps >= self.max_steps:
+            raise GuardTripped("max_steps", state.allowance.segment_steps, self.max_steps,
+                               f"step limit reached: {state.allowance.segment_steps} of {self.max_steps} model calls "
                                "(KITEBASE_MAX_STEPS) and the agent had not finished")
-        if state.segment_tokens >= self.token_budget:
-            raise GuardTripped("token_budget", state.segment_tokens, self.token_budget,
-                               f"token budget spent: {state.segment_tokens:,} of {self.token_budget:,} tokens "
+        if state.allowance.segment_tokens >= self.token_budget:
+            raise GuardTripped("token_budget", state.allowance.segment_tokens, self.token_budget,
+                               f"token budget spent: {state.allowance.segment_tokens:,} of {self.token_budget:,} tokens "
                                "incl. cache reads and writes (KITEBASE_TOKEN_BUDGET)")
-        if state.segment_cost_usd >= self.cost_budget_usd:
-            raise GuardTripped("cost_budget", state.segment_cost_usd, self.cost_budget_usd,
-                               f"dollar budget spent: ${state.segment_cost_usd:.4f} of ${self.cost_budget_usd:.2f} "
+        if state.allowance.segment_cost_usd >= self.cost_budget_usd:
+            raise GuardTripped("cost_budget", state.allowance.segment_cost_usd, self.cost_budget_usd,
+                               f"dollar budget spent: ${state.allowance.segment_cost_usd:.4f} of ${self.cost_budget_usd:.2f} "
                                "(KITEBASE_COST_BUDGET_USD)")
         if active_seconds >= self.deadline_seconds:
             raise GuardTripped("deadline", active_seconds, self.deadline_seconds,
@@ -55,10 +55,10 @@ class Limits:
 
     def repeat_count(self, state: RunState, name: str, arguments: dict[str, Any]) -> int:
         """How often this exact call appears in the current allowance's history (the current turn included)."""
-        return call_counts(state.messages[state.segment_first_message:])[_key(name, arguments)]
+        return call_counts(state.messages[state.allowance.segment_first_message:])[_key(name, arguments)]
 
     def most_repeated(self, state: RunState) -> tuple[str, int]:
-        counts = call_counts(state.messages[state.segment_first_message:])
+        counts = call_counts(state.messages[state.allowance.segment_first_message:])
         if not counts:
             return "", 0
         key, count = counts.most_common(1)[0]

@@ -68,7 +68,7 @@ class AgentLoop:
 
     def run(self, state: RunState, checkpoint: Checkpoint) -> RunState:
         """Advance until the run completes, stops, or waits for a person."""
-        started, base = self.clock(), state.segment_active_seconds
+        started, base = self.clock(), state.allowance.segment_active_seconds
 
         def active() -> float:
             return base + (self.clock() - started)
@@ -94,7 +94,7 @@ class AgentLoop:
                 state.reason = f"internal error: the history is malformed and was not sent ({bad})"
                 state.summary = summarize(state.messages)
                 step = StepRecord(number=state.steps, kind="error", text=state.reason)
-            state.segment_active_seconds = active()
+            state.allowance.segment_active_seconds = active()
             checkpoint(state, step)
             self.observer.on_step(state, step)
         if state.status == RunStatus.AWAITING_APPROVAL:
@@ -140,12 +140,11 @@ class AgentLoop:
         cost = pricing.cost_usd(self.model.name, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                                 cache_read_tokens=usage.cache_read_tokens, cache_write_tokens=usage.cache_write_tokens)
         state.steps += 1
-        state.segment_steps += 1
-        for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
-            setattr(state.usage, name, getattr(state.usage, name) + getattr(usage, name))
-        state.segment_tokens += usage.total
+        state.allowance.segment_steps += 1
+        state.usage.add(usage)
+        state.allowance.segment_tokens += usage.total
         state.cost_usd += cost
-        state.segment_cost_usd += cost
+        state.allowance.segment_cost_usd += cost
         content = response.content if isinstance(response.content, list) else []
         text = history.text_of([b for b in content if isinstance(b, dict)])
         return StepRecord(number=state.steps, stop_reason=response.stop_reason, text=text, response=response.content,

@@ -25,8 +25,7 @@ class ReplayModel:
         step = self._responses[self.calls]
         self.calls += 1
         return ModelResponse(content=step.response, stop_reason=step.stop_reason,
-                             usage=Usage(step.input_tokens, step.output_tokens, step.cache_read_tokens,
-                                         step.cache_write_tokens), model=self.name)
+                             usage=Usage.of(step), model=self.name)
 
 
 def timeline(run: Run, steps: list[Step], *, result_chars: int = 240) -> str:

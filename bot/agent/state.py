@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from bot.agent.model import Usage
+from bot.agent.model import Counters, Usage
 
 
 class RunStatus(StrEnum):
@@ -31,6 +31,17 @@ def fingerprint(name: str, arguments: dict[str, Any]) -> str:
     canonical = json.dumps({"name": name, "input": arguments}, sort_keys=True, ensure_ascii=False,
                            separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class Allowance(Counters):
+    """What the current allowance has used (a follow-up or a resume starts a fresh one); the guards compare it
+    with the limits. Also the `segment_*` columns of `Run`."""
+
+    segment_steps: int = 0
+    segment_tokens: int = 0
+    segment_cost_usd: float = 0.0
+    segment_active_seconds: float = 0.0
+    segment_first_message: int = 0  # index in messages where this allowance began
 
 
 @dataclass
@@ -69,20 +80,12 @@ class RunState:
     steps: int = 0
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
-    segment_steps: int = 0
-    segment_tokens: int = 0
-    segment_cost_usd: float = 0.0
-    segment_active_seconds: float = 0.0
-    segment_first_message: int = 0
+    allowance: Allowance = field(default_factory=Allowance)
     pause_count: int = 0
     pending_results: list[dict[str, Any]] = field(default_factory=list)
     pending_calls: list[PendingCall] = field(default_factory=list)
 
     def start_segment(self) -> None:
         """A fresh allowance of steps, tokens, dollars and time (follow-ups and resumes)."""
-        self.segment_steps = 0
-        self.segment_tokens = 0
-        self.segment_cost_usd = 0.0
-        self.segment_active_seconds = 0.0
-        self.segment_first_message = len(self.messages)
+        self.allowance = Allowance(segment_first_message=len(self.messages))
         self.pause_count = 0

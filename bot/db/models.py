@@ -9,7 +9,8 @@ from sqlalchemy import JSON, BigInteger, Column, Dialect, Index, LargeBinary, Te
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import AutoString, Field, SQLModel
 
-from bot.agent.state import LIVE, RunStatus
+from bot.agent.model import Usage
+from bot.agent.state import LIVE, Allowance, RunStatus
 
 
 def utcnow() -> datetime:
@@ -88,7 +89,9 @@ LIVE_STATUSES = LIVE
 _LIVE_SQL = text("status IN (" + ", ".join(f"'{status}'" for status in LIVE) + ")")  # a partial index's condition
 
 
-class Run(SQLModel, table=True):
+class Run(Usage, Allowance, table=True):
+    """A run. Its token totals (Usage) and its current allowance (Allowance) are the run state's own types."""
+
     # One live run per ticket, enforced by the database on both backends (a partial unique index).
     __table_args__ = (Index("uq_run_live_ticket", "ticket_id", unique=True, sqlite_where=_LIVE_SQL,
                             postgresql_where=_LIVE_SQL),)
@@ -110,20 +113,9 @@ class Run(SQLModel, table=True):
     messages: list | None = json_column()
     pending_results: list | None = json_column()
 
-    # Totals over the run's life
+    # Totals over the run's life (and its tokens, from Usage; the current allowance's columns come from Allowance)
     steps: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
     cost_usd: float = 0.0
-
-    # The current allowance (a follow-up or a resume starts a fresh one)
-    segment_steps: int = 0
-    segment_tokens: int = 0
-    segment_cost_usd: float = 0.0
-    segment_active_seconds: float = 0.0
-    segment_first_message: int = 0  # index in messages where this allowance began
 
     lease_owner: str | None = None
     lease_expires_at: datetime | None = None
@@ -134,10 +126,12 @@ class Run(SQLModel, table=True):
 
     @property
     def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+        return self.total
 
 
-class Step(SQLModel, table=True):
+class Step(Usage, table=True):
+    """One entry of a run's log; a model call's tokens are its Usage columns."""
+
     __table_args__ = (UniqueConstraint("run_id", "number", name="uq_step_run_number"),)
 
     id: int | None = Field(default=None, primary_key=True)
@@ -150,10 +144,6 @@ class Step(SQLModel, table=True):
     text: str | None = Field(default=None, sa_column=Column(Text))
     response: list | None = json_column()  # the assistant content exactly as it came back
     tool_calls: list | None = json_column()  # [{id, name, input, result, is_error, latency_ms, status}]
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
     latency_ms: int = 0
     cost_usd: float = 0.0
     created_at: datetime = Field(default_factory=utcnow)

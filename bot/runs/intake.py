@@ -14,7 +14,8 @@ from sqlalchemy import bindparam, exists, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from bot.agent.state import RunStatus
+from bot.agent.model import Usage
+from bot.agent.state import Allowance, RunStatus
 from bot.db.engine import Database
 from bot.db.models import LIVE_STATUSES, Delivery, Run, Ticket, utcnow
 from bot.db.statements import insert_ignore
@@ -149,9 +150,7 @@ _INSERT_RUN = insert(Run.__table__).from_select(
     [c.name for c in _RUN_COLUMNS],
     select(*[bindparam(c.name, type_=c.type) for c in _RUN_COLUMNS]).where(
         exists().where(Ticket.__table__.c.id == bindparam("known_ticket")))).returning(Run.__table__.c.id)
-_NEW_RUN = {"steps": 0, "input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0,
-            "cost_usd": 0.0, "segment_steps": 0, "segment_tokens": 0, "segment_cost_usd": 0.0,
-            "segment_active_seconds": 0.0, "segment_first_message": 0}
+_NEW_RUN = {"steps": 0, "cost_usd": 0.0, **Usage().model_dump(), **Allowance().model_dump()}
 _LINK = update(Delivery.__table__).where(Delivery.__table__.c.key == bindparam("k")).values(run_id=bindparam("r"))
 
 

@@ -26,7 +26,7 @@ def reopen_in(session: Session, run: Run, text: str, *, opening: dict[str, Any])
     state.messages, _ = history.repair(state.messages, NOT_RUN)
     state.messages = history.append_user_text(state.messages, text)
     state.start_segment()
-    state.segment_first_message = max(0, len(state.messages) - 1)
+    state.allowance.segment_first_message = max(0, len(state.messages) - 1)
     state.status, state.reason, state.answer = RunStatus.QUEUED, None, None  # checked by apply_state
     apply_state(run, state)
     run.finished_at = None

@@ -1,4 +1,4 @@
-"""Mapping between the loop's RunState and the stored Run, and the checkpoint that stores a step."""
+"""Between the loop's RunState and the stored Run, and the checkpoint that stores a step."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from sqlmodel import Session, col, func, select
 
 from bot.agent import trace
 from bot.agent.model import Usage
-from bot.agent.state import TERMINAL, PendingCall, RunState, RunStatus, StepRecord
+from bot.agent.state import TERMINAL, Allowance, PendingCall, RunState, RunStatus, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, utcnow
@@ -32,11 +32,8 @@ def state_from_run(run: Run, approvals: list[Approval]) -> RunState:
     return RunState(
         goal=run.goal, messages=list(run.messages or []), model=run.model, ticket_id=run.ticket_id,
         status=RunStatus(run.status),
-        reason=run.reason, answer=run.answer, summary=run.summary, steps=run.steps,
-        usage=Usage(run.input_tokens, run.output_tokens, run.cache_read_tokens, run.cache_write_tokens),
-        cost_usd=run.cost_usd, segment_steps=run.segment_steps, segment_tokens=run.segment_tokens,
-        segment_cost_usd=run.segment_cost_usd, segment_active_seconds=run.segment_active_seconds,
-        segment_first_message=run.segment_first_message, pending_results=list(run.pending_results or []),
+        reason=run.reason, answer=run.answer, summary=run.summary, steps=run.steps, usage=Usage.of(run),
+        cost_usd=run.cost_usd, allowance=Allowance.of(run), pending_results=list(run.pending_results or []),
         pending_calls=pending)
 
 
@@ -45,13 +42,9 @@ def apply_state(run: Run, state: RunState) -> None:
     run.messages = state.messages
     run.pending_results = state.pending_results or None
     run.reason, run.answer, run.summary = state.reason, state.answer, state.summary
-    run.steps = state.steps
-    run.input_tokens, run.output_tokens = state.usage.input_tokens, state.usage.output_tokens
-    run.cache_read_tokens, run.cache_write_tokens = state.usage.cache_read_tokens, state.usage.cache_write_tokens
-    run.cost_usd = state.cost_usd
-    run.segment_steps, run.segment_tokens = state.segment_steps, state.segment_tokens
-    run.segment_cost_usd, run.segment_active_seconds = state.segment_cost_usd, state.segment_active_seconds
-    run.segment_first_message = state.segment_first_message
+    run.steps, run.cost_usd = state.steps, state.cost_usd
+    state.usage.store(run)
+    state.allowance.store(run)
     run.updated_at = utcnow()
     if state.status in TERMINAL:
         run.finished_at = run.updated_at
@@ -59,9 +52,7 @@ def apply_state(run: Run, state: RunState) -> None:
 
 def step_dict(step: StepRecord) -> dict[str, Any]:
     return {"turn": step.number, "kind": step.kind, "stop_reason": step.stop_reason, "text": step.text,
-            "tool_calls": step.tool_calls, "input_tokens": step.usage.input_tokens,
-            "output_tokens": step.usage.output_tokens, "cache_read_tokens": step.usage.cache_read_tokens,
-            "cache_write_tokens": step.usage.cache_write_tokens, "latency_ms": step.latency_ms,
+            "tool_calls": step.tool_calls, **step.usage.model_dump(), "latency_ms": step.latency_ms,
             "cost_usd": round(step.cost_usd, 6), "response": step.response}
 
 
@@ -145,12 +136,10 @@ class LeaseLost(RuntimeError):
     """Another worker took the run over (this one was presumed dead); stop without writing."""
 
 
-STATE_COLUMNS = ("messages", "pending_results", "status", "reason", "answer", "summary", "steps", "input_tokens",
-                 "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "segment_steps",
-                 "segment_tokens", "segment_cost_usd", "segment_active_seconds", "segment_first_message",
-                 "updated_at", "finished_at")
-STEP_COLUMNS = ("turn", "kind", "stop_reason", "text", "response", "tool_calls", "input_tokens", "output_tokens",
-                "cache_read_tokens", "cache_write_tokens", "latency_ms", "cost_usd")
+STATE_COLUMNS = ("messages", "pending_results", "status", "reason", "answer", "summary", "steps", *Usage.model_fields,
+                 "cost_usd", *Allowance.model_fields, "updated_at", "finished_at")
+STEP_COLUMNS = ("turn", "kind", "stop_reason", "text", "response", "tool_calls", *Usage.model_fields, "latency_ms",
+                "cost_usd")
 
 
 def _step_row(run_id: int, number: int, worker: str | None, data: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ def use(name: str, id: str | None = None, **arguments: Any) -> dict[str, Any]:
 
 def respond(*content: dict[str, Any], stop: str | None = None, usage: Usage | None = None) -> ModelResponse:
     stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
-    return ModelResponse(content=list(content), stop_reason=stop, usage=usage or Usage(100, 20))
+    return ModelResponse(content=list(content), stop_reason=stop, usage=usage or Usage(input_tokens=100, output_tokens=20))
 
 
 class ScriptedModel:

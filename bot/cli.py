@@ -269,7 +269,7 @@ def cmd_sweep(args: argparse.Namespace, settings: Settings) -> int:
 
         dispatch: Any = QueueDispatcher(settings)
     else:
-        dispatch = lambda run_id, note=None: service.resume(run_id)  # noqa: E731
+        dispatch = lambda run_id: service.resume(run_id)  # noqa: E731
     report = sweep_all(service, datetime.now(UTC), dispatch)
     if args.json:
         print(json.dumps(report.__dict__))

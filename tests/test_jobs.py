@@ -26,7 +26,7 @@ def waiting_run(db, settings) -> tuple[RunService, int]:
 
 def test_jobs_have_ids_coalesce_and_never_overlap(db, settings):
     service = RunService(db, settings)
-    scheduler = build_scheduler(settings, service, lambda run_id, note=None: None)
+    scheduler = build_scheduler(settings, service, lambda run_id: None)
     jobs = {job.id: job for job in scheduler.get_jobs()}
     assert set(jobs) == {"expire-approvals", "remind-approvals", "recover-runs", "refresh-homes", "queue-digest",
                          "forget-processes"}
@@ -38,7 +38,7 @@ def test_approvals_expire_after_the_ttl_and_the_run_escalates(db, settings):
     service, run_id = waiting_run(db, settings)
     created = approvals_of(db, run_id)[0].created_at
     now = [created + timedelta(hours=23)]
-    scheduler = build_scheduler(settings, service, lambda run_id, note=None: None, clock=lambda: now[0])
+    scheduler = build_scheduler(settings, service, lambda run_id: None, clock=lambda: now[0])
     expire = scheduler.get_job("expire-approvals").func
 
     expire()
@@ -81,7 +81,7 @@ def test_a_dead_workers_run_is_continued(db, settings):
         session.execute(update(Run).where(col(Run.id) == run_id).values(
             status="running", lease_owner="dead-host:4242", lease_expires_at=utcnow() - timedelta(seconds=5)))
     resumed = []
-    scheduler = build_scheduler(settings, service, lambda rid, note=None: resumed.append(service.resume(rid)))
+    scheduler = build_scheduler(settings, service, lambda rid: resumed.append(service.resume(rid)))
     scheduler.get_job("recover-runs").func()
     assert [s.status for s in resumed] == ["awaiting_approval"]
     assert run_row(db, run_id).lease_owner is None
@@ -94,7 +94,7 @@ def test_a_live_lease_is_left_alone(db, settings):
         session.execute(update(Run).where(col(Run.id) == run_id).values(
             status="running", lease_owner="busy-host:1", lease_expires_at=utcnow() + timedelta(seconds=60)))
     dispatched = []
-    resumed, escalated = sweeps.recover_runs(service, utcnow(), lambda rid, note=None: dispatched.append(rid),
+    resumed, escalated = sweeps.recover_runs(service, utcnow(), lambda rid: dispatched.append(rid),
                                              stuck_after_seconds=900, stale_seconds=15)
     assert dispatched == resumed == escalated == []
 
@@ -106,7 +106,7 @@ def test_a_stuck_run_escalates(db, settings):
         session.execute(update(Run).where(col(Run.id) == run_id).values(
             status="running", lease_owner="wedged:7", lease_expires_at=utcnow() + timedelta(hours=1)))
     later = utcnow() + timedelta(hours=2)
-    _, escalated = sweeps.recover_runs(service, later, lambda rid, note=None: None, stuck_after_seconds=600,
+    _, escalated = sweeps.recover_runs(service, later, lambda rid: None, stuck_after_seconds=600,
                                        stale_seconds=15)
     run = run_row(db, run_id)
     assert escalated == [run_id] and run.status == "escalated" and "stuck" in run.reason
@@ -121,7 +121,7 @@ def test_the_running_scheduler_fires_the_expiry_job(db, settings):
     _, run_id = waiting_run(db, settings)
     later = approvals_of(db, run_id)[0].created_at + timedelta(hours=25)
     service = RunService(db, settings)
-    scheduler = build_scheduler(settings, service, lambda rid, note=None: None, clock=lambda: later)
+    scheduler = build_scheduler(settings, service, lambda rid: None, clock=lambda: later)
     scheduler.start()
     try:
         scheduler.get_job("expire-approvals").modify(next_run_time=datetime.now(UTC))  # due now, not in 5 min

@@ -65,7 +65,7 @@ def test_one_reminder_per_draft_even_with_two_sweepers(db, settings):
 def test_a_cli_run_is_marked_reminded_without_a_slack_message(db, settings):
     service, run_id = waiting(db, settings)
     report = sweeps.sweep_all(service, approvals_of(db, run_id)[0].created_at + timedelta(hours=7),
-                              lambda rid, note=None: None)
+                              lambda rid: None)
     assert report.reminded == [approvals_of(db, run_id)[0].id] and "reminded the approvers of 1 draft" in report.text()
     assert reminder_rows(db) == []
 
@@ -112,7 +112,7 @@ def test_the_group_timer_also_keeps_the_backup_groups(db, settings):
 
     groups = GroupCache()
     only_backups = settings.model_copy(update={"backup_approvers": frozenset({"SNIGHT", "UCOVER"})})
-    scheduler = build_scheduler(only_backups, RunService(db, only_backups), lambda rid, note=None: None,
+    scheduler = build_scheduler(only_backups, RunService(db, only_backups), lambda rid: None,
                                 groups=groups, client=Client())
     assert scheduler.get_job("refresh-groups") is not None and asked == ["SNIGHT"]
     assert groups.members("SNIGHT") == {"UOWL"}

@@ -24,7 +24,7 @@ JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 300}
 RECOVER_EVERY_SECONDS = 5
 
 
-def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[[int, str | None], object], *,
+def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[[int], object], *,
                     groups: Any = None, client: Any = None,
                     clock: Callable[[], datetime] = utcnow) -> BackgroundScheduler:
     """`groups` and `client` (the approver-group cache and a Slack client) when the Slack app runs."""

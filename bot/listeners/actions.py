@@ -71,7 +71,7 @@ def register(app: App, ctx: SlackContext) -> None:
             except BadInput as exc:
                 _tell(ctx, body, str(exc))
             else:
-                ctx.dispatch(run_id, None)
+                ctx.dispatch(run_id)
         ack()
 
     @app.action(ui.CLOSE)
@@ -123,7 +123,7 @@ def decide_and_continue(ctx: SlackContext, user: str, approval: dict[str, Any], 
     if decision.outcome in ("not_found", "mismatch", "already_decided"):
         return escape(decision.message)  # plain text (names a person as they were recorded)
     if decision.run_id is not None:
-        ctx.dispatch(decision.run_id, None)
+        ctx.dispatch(decision.run_id)
     return None
 
 

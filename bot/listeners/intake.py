@@ -19,5 +19,5 @@ def take_request(ctx: SlackContext, request: Request) -> Intake:
     if intake.duplicate:
         logger.info("request %s already recorded", request.key)
     if intake.run_id is not None:
-        ctx.dispatch(intake.run_id, None)
+        ctx.dispatch(intake.run_id)
     return intake

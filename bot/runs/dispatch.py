@@ -22,7 +22,7 @@ class Dispatcher:
         self._queued: dict[int, int] = {}  # run id -> continuations asked for while queued or running
         self._lock = threading.Lock()
 
-    def __call__(self, run_id: int, note: str | None = None) -> Future | None:
+    def __call__(self, run_id: int) -> Future | None:
         with self._lock:
             if run_id in self._queued:  # running or waiting here: run once more when done, never twice at once
                 self._queued[run_id] += 1

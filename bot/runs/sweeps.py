@@ -19,7 +19,7 @@ from bot.runs import gaps, outbox, processes, queries, reminders, stats
 from bot.runs.service import RunService
 
 logger = logging.getLogger(__name__)
-Dispatch = Callable[[int, str | None], object]
+Dispatch = Callable[[int], object]
 NEVER_DISPATCHED_AFTER = timedelta(seconds=10)
 DIGEST_FIGURES_SECONDS = 7 * 86400  # the digest shows the figures of the last 7 days
 DIGEST_GAPS_SECONDS = 30 * 86400  # and the knowledge gaps of the last 30 (as `kitebase gaps` does)
@@ -95,7 +95,7 @@ def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuc
     resumed = []
     for run_id in sorted({r.id for r in orphans} | set(decided) | abandoned):
         if run_id not in escalated:
-            dispatch(run_id, None)
+            dispatch(run_id)
             resumed.append(run_id)
     if resumed or escalated:
         logger.info("recovery: continued runs %s, escalated stuck runs %s (dead owners: %s)", resumed, escalated,

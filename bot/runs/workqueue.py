@@ -55,7 +55,7 @@ class QueueDispatcher:
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kitebase-defer")
         self.futures: list[Future] = []
 
-    def __call__(self, run_id: int, note: str | None = None) -> Future:
+    def __call__(self, run_id: int) -> Future:
         future = self._pool.submit(self._defer, run_id)
         self.futures = [f for f in self.futures if not f.done()] + [future]
         return future

@@ -19,7 +19,7 @@ class SlackContext:
     settings: Settings
     service: RunService
     client: WebClient  # for views.open only (a trigger_id lives 3 s); everything else goes through the outbox
-    dispatch: Callable[[int, str | None], object] = lambda run_id, note=None: None
+    dispatch: Callable[[int], object] = lambda run_id: None
     groups: GroupCache = field(default_factory=GroupCache)
     identity: Any = None  # bot.slack.identity.BotIdentity, set by build_app
 

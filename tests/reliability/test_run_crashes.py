@@ -50,7 +50,7 @@ def finish_everything(db, settings, server) -> None:
     """What serve's timers would do: take over the dead processes' runs, decide what waits, until all end."""
     service = RunService(db, settings, model_factory=lambda: client_for(server, max_retries=0))
     for _ in range(10):
-        sweep_all(service, utcnow(), lambda run_id, note=None: service.resume(run_id))
+        sweep_all(service, utcnow(), lambda run_id: service.resume(run_id))
         with db.session() as session:
             waiting = session.exec(select(Approval).join(Run, Run.id == Approval.run_id).where(
                 Approval.status == "pending", Run.status == "awaiting_approval")).all()

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from bot.agent.model import AnthropicModel, build_model
+from bot.agent.clients import build_model
+from bot.agent.model import AnthropicModel
 from bot.agent.offline import OfflineModel
 from bot.config import Settings
 from tests.fakes.anthropic_server import MessagesAPIServer, error, reply, text, tool_use

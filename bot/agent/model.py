@@ -209,13 +209,3 @@ def _describe_status_error(exc: anthropic.APIStatusError) -> str:
     what = names.get(exc.status_code, "failed")
     return f"The Anthropic API {what} ({exc.status_code}){detail}"
 
-
-def build_model(settings: Any) -> ModelClient:
-    """The real client when ANTHROPIC_API_KEY is set (and KITEBASE_OFFLINE is not), else the offline model."""
-    if settings.use_offline_model:
-        from bot.agent.offline import OfflineModel
-
-        return OfflineModel()
-    return AnthropicModel(api_key=settings.anthropic_api_key.get_secret_value(), model=settings.model,
-                          base_url=settings.anthropic_base_url, max_retries=settings.model_max_retries,
-                          timeout=settings.model_timeout_seconds)

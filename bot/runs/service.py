@@ -13,9 +13,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, func, select
 
 from bot.agent import history
+from bot.agent.clients import build_model
 from bot.agent.events import Observer
 from bot.agent.loop import AgentLoop
-from bot.agent.model import ModelClient, build_model
+from bot.agent.model import ModelClient
 from bot.agent.prompts import CONTINUE_NOTE
 from bot.agent.state import TERMINAL, RunState, RunStatus, StepRecord
 from bot.config import Settings

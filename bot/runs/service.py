@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from sqlalchemy import update
@@ -116,18 +117,30 @@ class RunService:
             return None
         run, rows = claimed
         checkpoint = Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds, run=run)
-        try:
-            with LEASES.holding(self.db, run_id, self.owner, self.settings.lease_seconds):
+        with self._leased(run_id, renew=True, checkpoint=checkpoint):
+            try:
                 return self._resume(run, rows, checkpoint, observer)
-        except LeaseLost as lost:
-            logger.warning("%s", lost)
-            return self.load_state(run_id)
-        except Exception:
-            logger.exception("run %s failed", run_id)
-            self._fail(run_id, "internal error while running the agent (details are in the server log)")
-            return self.load_state(run_id)
+            except LeaseLost as lost:
+                logger.warning("%s", lost)
+                return self.load_state(run_id)
+            except Exception:
+                logger.exception("run %s failed", run_id)
+                self._fail(run_id, "internal error while running the agent (details are in the server log)")
+                return self.load_state(run_id)
+
+    @contextmanager
+    def _leased(self, run_id: int, *, renew: bool = False, checkpoint: Checkpoint | None = None) -> Iterator[None]:
+        """The body works on a run whose lease this service has just taken; the lease is given back afterwards,
+        whatever happens (unless the checkpoint that stopped the run gave it back already). With `renew`, the
+        process's lease keeper keeps it fresh meanwhile (a resume can outlast a lease)."""
+        try:
+            if renew:
+                with LEASES.holding(self.db, run_id, self.owner, self.settings.lease_seconds):
+                    yield
+            else:
+                yield
         finally:
-            if not checkpoint.released:  # the checkpoint that stopped the run gave it back already
+            if checkpoint is None or not checkpoint.released:
                 release_lease(self.db, run_id, self.owner)
 
     def _resume(self, run: Run, rows: list[Approval], checkpoint: Checkpoint,
@@ -158,7 +171,7 @@ class RunService:
         """End a run that waits for decisions that will not come (expired): results go back, then the queue."""
         if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
             return False
-        try:
+        with self._leased(run_id):
             with self.db.session() as session:
                 run = session.get(Run, run_id)
                 rows = pending_approvals(session, run_id)
@@ -171,8 +184,6 @@ class RunService:
                 return False
             loop.complete_waiting_turn(state, decided)
             return self._escalate_now(loop, run_id, state, kind, reason)
-        finally:
-            release_lease(self.db, run_id, self.owner)
 
     @on_run(SPAN_ESCALATE)
     def escalate_stuck(self, run_id: int, *, reason: str, stale_before: datetime | None = None,
@@ -189,14 +200,13 @@ class RunService:
                 updated_at=now)).rowcount == 1
         if not took:
             return False
-        try:
-            state = self.load_state(run_id)
-            state.messages, _ = history.repair(state.messages, INTERRUPTED)
-            return self._escalate_now(self._loop(run_id, observer), run_id, state, "stuck", reason)
-        except LeaseLost:  # another sweeper or worker has it now
-            return False
-        finally:
-            release_lease(self.db, run_id, self.owner)
+        with self._leased(run_id):
+            try:
+                state = self.load_state(run_id)
+                state.messages, _ = history.repair(state.messages, INTERRUPTED)
+                return self._escalate_now(self._loop(run_id, observer), run_id, state, "stuck", reason)
+            except LeaseLost:  # another sweeper or worker has it now
+                return False
 
     def _escalate_now(self, loop: AgentLoop, run_id: int, state: RunState, kind: str, reason: str) -> bool:
         loop.escalate(state, kind, reason)

@@ -47,8 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        settings = Settings(**{k: getattr(args, k) for k in GUARD_OPTIONS if getattr(args, k, None) is not None},
-                            **({"offline": True} if getattr(args, "offline", False) else {}))
+        overrides: dict[str, Any] = {k: getattr(args, k) for k in GUARD_OPTIONS if getattr(args, k, None) is not None}
+        if getattr(args, "offline", False):
+            overrides["offline"] = True
+        settings = Settings(**overrides)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'setting'}: {e['msg']}" for e in exc.errors())
         print(f"kitebase: bad setting: {problems}", file=sys.stderr)

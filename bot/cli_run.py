@@ -13,7 +13,7 @@ from bot.agent.replay import source_lines
 from bot.agent.state import TERMINAL, RunState, RunStatus
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
-from bot.db.models import Approval, Run
+from bot.db.models import Approval, Run, id_of
 from bot.db.open import open_database
 from bot.redact import redact
 from bot.runs import sources
@@ -63,6 +63,8 @@ def _drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any)
         if not decide_at_terminal(service, run_id, state, mode, args.actor, out):
             break
     state = service.load_state(run_id)
+    if state is None:
+        raise BadInput(f"There is no run {run_id}.")
     if state.status == RunStatus.AWAITING_APPROVAL:
         hint_waiting(service, run_id, out)
     return finish(run_id, state, args)
@@ -74,24 +76,25 @@ def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: 
             approval = session.exec(select(Approval).where(Approval.run_id == run_id,
                                                            Approval.tool_use_id == call.tool_use_id)).one()
             checked = draft_sources(session, run_id, call.name, call.input, call.tool_use_id)
+        approval_id = id_of(approval)
         for line in source_lines(checked):
             print("  " + line.strip(), file=out)
         if mode == "auto":
             print(f"  → approved automatically (--approve auto) as {actor}", file=out)
-            service.decide(approval.id, action="approve", actor=actor)
+            service.decide(approval_id, action="approve", actor=actor)
         elif mode == "reject":
             print("  → rejected (--approve reject)", file=out)
-            service.decide(approval.id, action="reject", actor=actor, reason="rejected at the terminal (--approve reject)")
+            service.decide(approval_id, action="reject", actor=actor, reason="rejected at the terminal (--approve reject)")
         else:
             answer = ask("Send this reply? [a]pprove / [e]dit / [r]eject / [l]ater: ", out).strip().lower()
             if answer.startswith("a"):
-                service.decide(approval.id, action="approve", actor=actor)
+                service.decide(approval_id, action="approve", actor=actor)
             elif answer.startswith("e"):
                 print("Type the reply to send; end with a line holding a single '.':", file=out)
-                service.decide(approval.id, action="edit", actor=actor, message=read_block())
+                service.decide(approval_id, action="edit", actor=actor, message=read_block())
             elif answer.startswith("r"):
                 reason = ask("Why? (the agent will use this to revise): ", out).strip()
-                service.decide(approval.id, action="reject", actor=actor, reason=reason or "no reason given")
+                service.decide(approval_id, action="reject", actor=actor, reason=reason or "no reason given")
             else:
                 return False
     return True

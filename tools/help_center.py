@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.db import fts, search
-from bot.db.models import HelpSection
+from bot.db.models import HelpSection, get_or_raise
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 
 
@@ -14,7 +14,7 @@ def search_help(ctx: ToolContext, query: str, limit: int = 2) -> ToolResult:
         except fts.EmptyQuery:
             raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'locked out sso'.") \
                 from None
-        sections = [(session.get(HelpSection, hit.id), hit) for hit in found]
+        sections = [(get_or_raise(session, HelpSection, hit.id), hit) for hit in found]
     if not sections:
         return ToolResult(f"No help-center sections match {' '.join(query.split())[:80]!r}. Try other words.", [])
     hits = [{"id": s.id, "heading": s.heading, "article": s.article_title, "body": s.body, "matched": hit.matched,

@@ -9,7 +9,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.db import fts, search
-from bot.db.models import Customer, Ticket, TicketMessage, utcnow
+from bot.db.models import Customer, Ticket, TicketMessage, get_or_raise, utcnow
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 
 TICKET_ID_RE = re.compile(r"\bKITE[-\s]?(\d{1,6})\b", re.IGNORECASE)
@@ -61,7 +61,7 @@ def _when(value: Any) -> str:
 def get_ticket(ctx: ToolContext, ticket_id: str) -> ToolResult:
     with ctx.db.session() as session:
         ticket = load_ticket(session, ticket_id)
-        customer = session.get(Customer, ticket.customer_id)
+        customer = get_or_raise(session, Customer, ticket.customer_id)  # a foreign key
         messages = session.exec(select(TicketMessage).where(TicketMessage.ticket_id == ticket.id)
                                 .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).all()
         data = {
@@ -181,7 +181,7 @@ def reply_to_customer(ctx: ToolContext, ticket_id: str, message: str) -> ToolRes
         raise ToolError("The reply is empty. Write the message the customer should receive.")
     with ctx.db.session() as session:
         ticket = load_ticket(session, ticket_id)
-        customer = session.get(Customer, ticket.customer_id)
+        customer = get_or_raise(session, Customer, ticket.customer_id)  # a foreign key
         if ctx.tool_use_id:
             sent = session.exec(select(TicketMessage).where(TicketMessage.run_id == ctx.run_id,
                                                             TicketMessage.tool_use_id == ctx.tool_use_id)).first()

@@ -42,7 +42,7 @@ def problems(messages: list[Message], *, allow_open_tool_use: bool = False) -> l
         return ["the history is empty"]
     if messages[0].get("role") != "user":
         found.append("the first message must be the user's")
-    seen_ids: set[str] = set()
+    seen_ids: set[str | None] = set()
     for i, message in enumerate(messages):
         role = message.get("role")
         if role not in ("user", "assistant"):

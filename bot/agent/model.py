@@ -135,9 +135,11 @@ class AnthropicModel:
                 raise DeadlineReached("the run's deadline came during a model call")
             started = time.monotonic()
             try:
+                # The history is JSON kept verbatim (checked by history.check before every call); the SDK types
+                # its parameters as TypedDict unions that plain dicts cannot be shown to match.
                 raw = self._client.messages.with_raw_response.create(
-                    model=self.name, max_tokens=max_tokens, system=system_blocks, tools=tools, messages=messages,
-                    timeout=budget)
+                    model=self.name, max_tokens=max_tokens, system=system_blocks, tools=tools,  # type: ignore[arg-type]
+                    messages=messages, timeout=budget)  # type: ignore[arg-type]
             except anthropic.APIStatusError as exc:
                 if exc.status_code == 401:
                     raise ModelCallFailed("The Anthropic API rejected the API key (401). Check ANTHROPIC_API_KEY.") from None
@@ -201,7 +203,7 @@ def _describe_status_error(exc: anthropic.APIStatusError) -> str:
     """What failed, in a sentence; the upstream's own message is cut of secrets (it may echo a header)."""
     detail = ""
     body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error") if isinstance(body.get("error"), dict) else {}
+    error = found if isinstance(found := body.get("error"), dict) else {}
     if error.get("message"):
         detail = f": {redact(str(error['message']))[:300]}"
     names = {400: "rejected the request", 404: "does not know the model or endpoint", 413: "found the request too large",

@@ -69,7 +69,7 @@ class _Turn:
 
     def decide(self) -> list[dict[str, Any]]:
         if self.follow_up_at is not None:
-            return self.follow_up()
+            return self.follow_up(self.follow_up_at)
         ids = ticket_ids_in(self.goal)
         if not ids:
             return [_text("The request names no ticket, so there is nothing for me to work. Ask again with a "
@@ -124,9 +124,9 @@ class _Turn:
         topic = ticket["tags"][0] if ticket["tags"] else None
         return [_text(_report(ticket, sections, reply, _hits(tickets_call, topic), self.goal))]
 
-    def follow_up(self) -> list[dict[str, Any]]:
-        request = text_of(self.messages[self.follow_up_at]["content"])
-        lookups = [c for c in self.calls if c["at"] > self.follow_up_at]
+    def follow_up(self, at: int) -> list[dict[str, Any]]:
+        request = text_of(self.messages[at]["content"])
+        lookups = [c for c in self.calls if c["at"] > at]
         if not lookups:
             ids = ticket_ids_in(request)
             if ids:

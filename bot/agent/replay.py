@@ -15,16 +15,16 @@ class ReplayModel:
 
     def __init__(self, steps: list[Step], name: str = "replay"):
         self.name = name
-        self._responses = [s for s in steps if s.kind == "model" and s.response is not None]
+        self._responses = [(s, s.response) for s in steps if s.kind == "model" and s.response is not None]
         self.calls = 0
 
     def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
                  max_tokens: int, timeout: float | None = None) -> ModelResponse:
         if self.calls >= len(self._responses):
             raise RuntimeError(f"the replayed run made only {len(self._responses)} model calls; the loop asked for more")
-        step = self._responses[self.calls]
+        step, content = self._responses[self.calls]
         self.calls += 1
-        return ModelResponse(content=step.response, stop_reason=step.stop_reason,
+        return ModelResponse(content=content, stop_reason=step.stop_reason,
                              usage=Usage.of(step), model=self.name)
 
 

@@ -35,7 +35,7 @@ def summarize(messages: list[dict[str, Any]], pending: list[dict[str, Any]] | No
 
 
 def _describe(use: dict[str, Any], result: dict[str, Any] | None) -> str:
-    name, args = use.get("name", "?"), use.get("input") if isinstance(use.get("input"), dict) else {}
+    name, args = use.get("name", "?"), given if isinstance(given := use.get("input"), dict) else {}
     subject = args.get("ticket_id") or args.get("query") or args.get("reason") or ""
     head = f"{name}({_clip(str(subject), 60)!r})" if subject else f"{name}()"
     if result is None:

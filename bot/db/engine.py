@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine, ExecutionContext
+from sqlalchemy.engine.interfaces import DBAPIConnection, DBAPICursor
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import Session, create_engine
 
 from bot.db import models as _models  # noqa: F401  (registers the tables)
@@ -28,7 +31,7 @@ def make_engine(url: str) -> Engine:
                          connect_args={"connect_timeout": 10} if url.startswith("postgresql") else {})
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     # WAL with synchronous=NORMAL: a commit survives the process dying at any point (what the outbox and the
@@ -76,7 +79,8 @@ class WriteGate:
         for name in ("do_commit", "do_rollback"):
             original = getattr(dialect, name)
 
-            def finish(dbapi_connection, _original=original):  # type: ignore[no-untyped-def]
+            def finish(dbapi_connection: DBAPIConnection, _original: Callable[[DBAPIConnection], None] = original
+                       ) -> None:
                 try:
                     _original(dbapi_connection)
                 finally:
@@ -84,7 +88,8 @@ class WriteGate:
 
             setattr(dialect, name, finish)
 
-    def _before(self, conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+    def _before(self, conn: Connection, cursor: DBAPICursor, statement: str, parameters: Any,
+                context: ExecutionContext | None, executemany: bool) -> None:
         dbapi = conn.connection.dbapi_connection
         if id(dbapi) in self.holders or not statement.lstrip()[:7].upper().startswith(self.WRITES):
             return

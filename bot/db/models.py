@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from sqlalchemy import JSON, BigInteger, Column, Dialect, Index, LargeBinary, Text, UniqueConstraint, text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Dialect,
+    Index,
+    LargeBinary,
+    Table,
+    Text,
+    UniqueConstraint,
+    inspect,
+    text,
+)
 from sqlalchemy.types import TypeDecorator
-from sqlmodel import AutoString, Field, SQLModel
+from sqlmodel import AutoString, Field, Session, SQLModel
 
 from bot.agent.model import Usage
 from bot.agent.state import LIVE, Allowance, RunStatus
@@ -15,6 +27,41 @@ from bot.agent.state import LIVE, Allowance, RunStatus
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+Row = TypeVar("Row", bound=SQLModel)
+
+
+class Missing(LookupError):
+    """A row that must exist does not (e.g. the run a lease was just taken on)."""
+
+
+def get_or_raise(session: Session, model: type[Row], key: object) -> Row:
+    """`session.get` for a row that must be there: raises Missing instead of returning None."""
+    row = session.get(model, key)
+    if row is None:
+        raise Missing(f"there is no {model.__name__} {key!r}")
+    return row
+
+
+class Stored(Protocol):
+    id: int | None
+
+
+def id_of(row: Stored) -> int:
+    """The primary key of a row that has been inserted (None only before the INSERT is flushed)."""
+    if row.id is None:
+        raise Missing(f"this {type(row).__name__} has not been stored yet")
+    return row.id
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a table model, for statements built once (SQLModel does not declare `__table__` for
+    type checkers)."""
+    table = inspect(model).local_table
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} is not a table model")
+    return table
 
 
 def json_column() -> Any:

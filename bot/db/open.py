@@ -8,6 +8,7 @@ import logging
 from sqlalchemy import text
 from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 
+from bot.config import Settings
 from bot.db.engine import Database, create_schema
 from bot.db.seed import seed_desk
 
@@ -18,7 +19,7 @@ class DatabaseUnusable(RuntimeError):
     """DATABASE_URL points at something we cannot use; the message says what and what to do."""
 
 
-def open_database(settings: object) -> Database:
+def open_database(settings: Settings) -> Database:
     url = str(settings.database_url)
     shown = _hide_password(url)
     try:

@@ -6,11 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table
+from sqlalchemy import CursorResult, Result, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
 _cache: dict[tuple[str, str, tuple[str, ...], str | None], Any] = {}
+
+
+def changed(result: Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE changed (its result is a cursor result; the ORM types it as Result)."""
+    if not isinstance(result, CursorResult):
+        raise TypeError(f"{type(result).__name__} has no row count")
+    return result.rowcount
 
 
 def insert_ignore(session: Session, table: Table, values: dict[str, Any], *, conflict: tuple[str, ...],

@@ -12,7 +12,8 @@ from sqlmodel import col
 from bot.agent.loop import AgentLoop
 from bot.agent.state import PendingCall
 from bot.db.engine import Database
-from bot.db.models import Approval, utcnow
+from bot.db.models import Approval, get_or_raise, id_of, utcnow
+from bot.db.statements import changed
 from bot.runs import outbox
 from bot.runs.errors import BadInput
 from bot.runs.goals import clean_text
@@ -56,17 +57,17 @@ def decide(db: Database, approval_id: int, *, action: str, actor: str, message: 
             problems = check(approval.tool_name, edited)
             if problems:
                 raise BadInput("The edited reply was not sent and the draft still waits: " + "; ".join(problems))
-        won = session.execute(
+        won = changed(session.execute(
             update(Approval).where(col(Approval.id) == approval_id, col(Approval.status) == "pending")
             .values(status=status, decided_by=actor, decided_at=utcnow(), edited_input=edited,
-                    reason=clean_text(reason).strip() if reason else None)).rowcount == 1
+                    reason=clean_text(reason).strip() if reason else None))) == 1
         if won:
             outbox.card_changed(session, approval_id)
             outbox.homes_changed(session)
         run_id = approval.run_id
     if not won:
         with db.session() as session:
-            current = session.get(Approval, approval_id)
+            current = get_or_raise(session, Approval, approval_id)
             when = current.decided_at.strftime("%H:%M UTC") if current.decided_at else "earlier"
             return Decision("already_decided", f"Already {current.status} by {current.decided_by} at {when}; "
                             "nothing more was sent.", run_id)
@@ -82,10 +83,10 @@ def settle(db: Database, loop: AgentLoop, approvals: list[Approval]) -> dict[str
         if approval.result is None:
             result = outcome(loop, approval)
             with db.session() as session:
-                row = session.get(Approval, approval.id)
+                row = get_or_raise(session, Approval, approval.id)
                 row.result = {"text": result.text, "is_error": result.is_error}
                 session.add(row)
-                outbox.card_changed(session, int(approval.id))
+                outbox.card_changed(session, id_of(approval))
             approval.result = {"text": result.text, "is_error": result.is_error}
         decided[approval.tool_use_id] = ToolResult(approval.result["text"], is_error=approval.result["is_error"])
     return decided
@@ -100,7 +101,11 @@ def outcome(loop: AgentLoop, approval: Approval) -> ToolResult:
     if approval.status == "expired":
         return ToolResult("Not sent: nobody decided on this draft in time. Stop and escalate_to_human.",
                           is_error=True)
-    arguments = approval.edited_input if approval.status == "edited" else call.input
+    arguments = call.input
+    if approval.status == "edited":
+        if approval.edited_input is None:  # decide() stores the edit with the status, in one UPDATE
+            raise ValueError(f"approval {approval.id} is marked edited but holds no edited input")
+        arguments = approval.edited_input
     result = loop.execute_approved(call, arguments, actor=who)
     if approval.status == "edited" and not result.is_error:
         return ToolResult(f"{result.text} {who} edited your draft before it was sent; the customer received "

@@ -6,16 +6,17 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from bot.db.engine import Database
-from bot.db.models import Escalation, utcnow
+from bot.db.models import Escalation, id_of, utcnow
+from bot.db.statements import changed
 from bot.runs import outbox
 from bot.runs.errors import BadInput
 
 
 def claim(db: Database, escalation_id: int, *, actor: str) -> tuple[bool, str]:
     with db.session() as session:
-        won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
+        won = changed(session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
                                                        col(Escalation.status) == "open")
-                              .values(status="claimed", claimed_by=actor, updated_at=utcnow())).rowcount == 1
+                              .values(status="claimed", claimed_by=actor, updated_at=utcnow()))) == 1
         if won:
             outbox.queue_changed(session, escalation_id)
             outbox.homes_changed(session)
@@ -30,10 +31,10 @@ def close(db: Database, escalation_id: int, *, actor: str, note: str) -> tuple[b
     if not note or not note.strip():
         raise BadInput("Add a short note on how it was resolved.")
     with db.session() as session:
-        won = session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
+        won = changed(session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
                                                        col(Escalation.status).in_(("open", "claimed")))
                               .values(status="closed", note=f"{note.strip()} (closed by {actor})",
-                                      claimed_by=actor, updated_at=utcnow())).rowcount == 1
+                                      claimed_by=actor, updated_at=utcnow()))) == 1
         if won:
             outbox.queue_changed(session, escalation_id)
             outbox.homes_changed(session)
@@ -50,4 +51,4 @@ def mark_resumed(session: Session, run_id: int, *, actor: str) -> None:
     for row in rows:
         row.status, row.claimed_by, row.note, row.updated_at = "resumed", actor, f"resumed by {actor}", utcnow()
         session.add(row)
-        outbox.queue_changed(session, int(row.id))
+        outbox.queue_changed(session, id_of(row))

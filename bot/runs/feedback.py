@@ -9,7 +9,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, func, select
 
 from bot.db.engine import Database
-from bot.db.models import Feedback, Run, utcnow
+from bot.db.models import Feedback, Run, table_of, utcnow
 from bot.db.statements import insert_ignore
 from bot.runs.errors import BadInput
 
@@ -27,7 +27,7 @@ def record(db: Database, run_id: int, *, user: str, value: str) -> None:
         if session.get(Run, run_id) is None:
             raise BadInput(f"There is no run {run_id}.")
         now = utcnow()
-        inserted = insert_ignore(session, Feedback.__table__, {"run_id": run_id, "user": user, "value": value,
+        inserted = insert_ignore(session, table_of(Feedback), {"run_id": run_id, "user": user, "value": value,
                                                                 "note": None, "created_at": now, "updated_at": now},
                                  conflict=("run_id", "user"), returning="id")
         if inserted is None:  # this person had given feedback on the run: the latest click counts

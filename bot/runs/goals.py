@@ -8,11 +8,12 @@ import unicodedata
 from sqlalchemy import bindparam, select
 from sqlmodel import Session
 
-from bot.db.models import Run, Ticket
+from bot.db.models import Run, Ticket, table_of
 from bot.runs.errors import BadInput
 from tools import ticket_ids_in
 
-_TICKET_EXISTS = select(Ticket.__table__.c.id).where(Ticket.__table__.c.id == bindparam("id"))
+_TICKETS = table_of(Ticket)
+_TICKET_EXISTS = select(_TICKETS.c.id).where(_TICKETS.c.id == bindparam("id"))
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 

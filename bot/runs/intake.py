@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 from sqlalchemy import bindparam, exists, insert, update
 from sqlalchemy.exc import IntegrityError
@@ -17,7 +16,7 @@ from sqlmodel import Session, col, select
 from bot.agent.model import Usage
 from bot.agent.state import Allowance, RunStatus
 from bot.db.engine import Database
-from bot.db.models import LIVE_STATUSES, Delivery, Run, Ticket, utcnow
+from bot.db.models import LIVE_STATUSES, Delivery, Run, Ticket, id_of, table_of, utcnow
 from bot.db.statements import insert_ignore
 from bot.runs import outbox
 from bot.runs.errors import BadInput
@@ -84,7 +83,7 @@ def record(db: Database, request: Request, *, model: str, max_goal_chars: int) -
 def _claim(session: Session, key: str) -> bool:
     """True for the first claim of `key` (RETURNING tells, on both databases: psycopg's rowcount for a
     skipped ON CONFLICT insert is not reliable)."""
-    return insert_ignore(session, Delivery.__table__, {"key": key, "run_id": None, "created_at": utcnow()},
+    return insert_ignore(session, _DELIVERY, {"key": key, "run_id": None, "created_at": utcnow()},
                          conflict=("key",), returning="key") is not None
 
 
@@ -115,11 +114,11 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
     run_id = session.connection().execute(_INSERT_RUN, params).scalar()
     if run_id is None:
         return _tell(session, request, no_such_ticket(ticket_id))
-    run = SimpleNamespace(id=run_id, **values)  # what the outbox needs to know of it
+    new = Run(id=run_id, **values)  # what the outbox needs to know of it (never added to the session)
     if request.ts is None:
-        outbox.request(session, run, goal)
-    outbox.timeline(session, run, 1, {"kind": "start"})
-    return Intake(run_id=run.id)
+        outbox.request(session, new, goal)
+    outbox.timeline(session, new, 1, {"kind": "start"})
+    return Intake(run_id=run_id)
 
 
 def _follow_up(session: Session, run: Run, goal: str, request: Request) -> Intake:
@@ -133,7 +132,7 @@ def _follow_up(session: Session, run: Run, goal: str, request: Request) -> Intak
     if other is not None:
         return _tell(session, request, live_run_sentence(other))
     reopen_in(session, run, goal, opening={"kind": "follow_up", "actor": request.user})
-    _link(session, request.key, run.id)
+    _link(session, request.key, id_of(run))
     return Intake(run_id=run.id)
 
 
@@ -145,13 +144,14 @@ def _tell(session: Session, request: Request, sentence: str) -> Intake:
     return Intake(told=sentence)
 
 
-_RUN_COLUMNS = [c for c in Run.__table__.c if c.name != "id"]
-_INSERT_RUN = insert(Run.__table__).from_select(
+_RUN, _TICKET, _DELIVERY = table_of(Run), table_of(Ticket), table_of(Delivery)
+_RUN_COLUMNS = [c for c in _RUN.c if c.name != "id"]
+_INSERT_RUN = insert(_RUN).from_select(
     [c.name for c in _RUN_COLUMNS],
     select(*[bindparam(c.name, type_=c.type) for c in _RUN_COLUMNS]).where(
-        exists().where(Ticket.__table__.c.id == bindparam("known_ticket")))).returning(Run.__table__.c.id)
+        exists().where(_TICKET.c.id == bindparam("known_ticket")))).returning(_RUN.c.id)
 _NEW_RUN = {"steps": 0, "cost_usd": 0.0, **Usage().model_dump(), **Allowance().model_dump()}
-_LINK = update(Delivery.__table__).where(Delivery.__table__.c.key == bindparam("k")).values(run_id=bindparam("r"))
+_LINK = update(_DELIVERY).where(_DELIVERY.c.key == bindparam("k")).values(run_id=bindparam("r"))
 
 
 def _link(session: Session, key: str, run_id: int) -> None:
@@ -162,7 +162,7 @@ def warm_up(db: Database, *, model: str, max_goal_chars: int) -> None:
     """Run the recording of a request once in a transaction that is rolled back: the statements Slack's
     acknowledgement waits on are compiled before the first real request. Nothing is written."""
     with Session(db.engine) as session:
-        ticket = session.connection().execute(select(Ticket.__table__.c.id).limit(1)).scalar()
+        ticket = session.connection().execute(select(_TICKET.c.id).limit(1)).scalar()
         if ticket is not None:
             _claim(session, "warm-up")
             _record(session, Request(text=f"handle {ticket}", user="U0WARMUP", channel="C0WARMUP", ts="0.0"),

@@ -17,10 +17,11 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from bot.agent.state import RunStatus
-from bot.db.models import LIVE_STATUSES, Approval, Escalation, Outbox, Run, utcnow
-from bot.db.statements import insert_ignore
+from bot.db.models import LIVE_STATUSES, Approval, Escalation, Missing, Outbox, Run, table_of, utcnow
+from bot.db.statements import changed, insert_ignore
 
 ANSWER, FIRST, PROGRESS, BACKGROUND = 0, 1, 2, 3  # priorities: answers to people go first
+_OUTBOX = table_of(Outbox)
 
 # Set after a session that wrote rows commits: the sender in this process looks at once instead of polling.
 wake = threading.Event()
@@ -54,12 +55,15 @@ def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | N
               "parent_id": parent_id, "channel": channel, "thread_ts": thread_ts, "user": user, "payload": payload,
               "version": 1, "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
               "created_at": utcnow(), "updated_at": utcnow()}
-    inserted = insert_ignore(session, Outbox.__table__, values, conflict=("key",), returning="id")
+    inserted = insert_ignore(session, _OUTBOX, values, conflict=("key",), returning="id")
     _mark(session)
     if inserted is not None:
         return int(inserted)
     bump(session, key, payload=payload)
-    return int(session.exec(select(Outbox.id).where(Outbox.key == key)).one())
+    row_id = session.exec(select(Outbox.id).where(Outbox.key == key)).one()
+    if row_id is None:  # typed Optional for rows not yet inserted; a stored key is never NULL
+        raise Missing(f"outbox row {key} has no id")
+    return row_id
 
 
 def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -> bool:
@@ -67,9 +71,9 @@ def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -
     values: dict[str, Any] = {"version": col(Outbox.version) + 1, "status": "pending", "updated_at": utcnow()}
     if payload is not None:
         values["payload"] = payload
-    changed = session.execute(update(Outbox).where(col(Outbox.key) == key).values(**values)).rowcount
+    rows = changed(session.execute(update(Outbox).where(col(Outbox.key) == key).values(**values)))
     _mark(session)
-    return bool(changed)
+    return bool(rows)
 
 
 def _mark(session: Session) -> None:
@@ -169,7 +173,7 @@ def reminder(session: Session, *, approval_id: int, run_id: int, where: Where, r
               "thread_ts": where.thread_ts, "user": None, "payload": {"reminder": reminder}, "version": 1,
               "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
               "created_at": utcnow(), "updated_at": utcnow()}
-    insert_ignore(session, Outbox.__table__, values, conflict=("key",))
+    insert_ignore(session, _OUTBOX, values, conflict=("key",))
     _mark(session)
 
 
@@ -214,7 +218,7 @@ def digest(session: Session, *, day: str, channel: str, items: list[dict[str, An
               "payload": {"day": day, "items": items, "figures": figures, "gaps": gaps}, "version": 1,
               "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
               "created_at": utcnow(), "updated_at": utcnow()}
-    written = insert_ignore(session, Outbox.__table__, values, conflict=("key",), returning="id")
+    written = insert_ignore(session, _OUTBOX, values, conflict=("key",), returning="id")
     _mark(session)
     return written is not None
 

@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, update
+from sqlalchemy import select as sql_select
 from sqlmodel import col, select
 
 from bot.db.engine import Database
-from bot.db.models import Outbox, Run, utcnow
+from bot.db.models import Outbox, Run, table_of, utcnow
 
 GIVE_UP_AFTER = 40  # attempts (with backoff capped at 30 s: more than 15 minutes of trying)
 
@@ -33,16 +34,19 @@ class Due:
     streaming: bool
 
 
-_PENDING = select(Outbox.id, Outbox.kind, Outbox.channel, Outbox.thread_ts, Outbox.ts, Outbox.parent_id, Outbox.user,
-                  Outbox.priority, Outbox.next_attempt_at, Outbox.state).where(
-    col(Outbox.status) == "pending").order_by(col(Outbox.id))
+_OUTBOX = table_of(Outbox).c
+_PENDING = sql_select(_OUTBOX.id, _OUTBOX.kind, _OUTBOX.channel, _OUTBOX.thread_ts, _OUTBOX.ts, _OUTBOX.parent_id,
+                      _OUTBOX.user, _OUTBOX.priority, _OUTBOX.next_attempt_at, _OUTBOX.state).where(
+    _OUTBOX.status == "pending").order_by(_OUTBOX.id)
 
 
 def pending(db: Database) -> list[Due]:
     """Every row with something to deliver, oldest first (the sender orders by priority itself)."""
     with db.session() as session:
         rows = session.connection().execute(_PENDING).all()
-    return [Due(*row[:9], streaming=(row[9] or {}).get("mode") == "stream") for row in rows]
+    return [Due(row_id, kind, channel, thread_ts, ts, parent_id, user, priority, due_at,
+                streaming=(state or {}).get("mode") == "stream")
+            for row_id, kind, channel, thread_ts, ts, parent_id, user, priority, due_at, state in rows]
 
 
 def count_pending(db: Database) -> int:

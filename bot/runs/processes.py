@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from bot.db.engine import Database
 from bot.db.models import NamedLock, ProcessBeat, utcnow
+from bot.db.statements import changed
 
 logger = logging.getLogger(__name__)
 
@@ -109,11 +110,11 @@ def hold(db: Database, name: str, owner: str, seconds: float, stale_seconds: flo
     with db.session() as session:
         _insert_ignore(session, NamedLock, name=name)
         dead = dead_owners(session, now, stale_seconds)
-        return session.execute(
+        return changed(session.execute(
             update(NamedLock).where(col(NamedLock.name) == name)
             .where(or_(col(NamedLock.owner).is_(None), col(NamedLock.owner) == owner,
                        col(NamedLock.expires_at) < now, col(NamedLock.owner).in_(dead or {""})))
-            .values(owner=owner, expires_at=now + timedelta(seconds=seconds))).rowcount == 1
+            .values(owner=owner, expires_at=now + timedelta(seconds=seconds)))) == 1
 
 
 def release(db: Database, name: str, owner: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.agent.state import RunStatus
-from bot.db.models import Approval, Customer, Escalation, Run, Ticket
+from bot.db.models import Approval, Customer, Escalation, Run, Ticket, id_of
 
 
 def queue(session: Session) -> list[dict[str, Any]]:
@@ -66,7 +66,7 @@ def decided_but_waiting(session: Session, *, older_than: Any) -> list[int]:
         rows = session.exec(select(Approval).where(Approval.run_id == run.id,
                                                    col(Approval.tool_use_id).in_(asked))).all()
         if rows and all(a.status != "pending" for a in rows):
-            found.append(int(run.id))
+            found.append(id_of(run))
     return found
 
 

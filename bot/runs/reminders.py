@@ -15,7 +15,8 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from bot.agent.state import RunStatus
-from bot.db.models import Approval, Run
+from bot.db.models import Approval, Run, id_of
+from bot.db.statements import changed
 from bot.runs import outbox, queries
 from bot.runs.service import RunService
 
@@ -37,14 +38,14 @@ def remind_approvals(service: RunService, now: datetime, remind_after_seconds: f
     reminded = []
     for approval, run in due(service, now, remind_after_seconds):
         with service.db.session() as session:
-            won = session.execute(update(Approval).where(col(Approval.id) == approval.id,
+            won = changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
                                                          col(Approval.status) == "pending",
                                                          col(Approval.reminded_at).is_(None))
-                                  .values(reminded_at=now)).rowcount == 1
+                                  .values(reminded_at=now))) == 1
             if won:
                 _write(session, service, approval, run, now)
         if won:
-            reminded.append(int(approval.id))
+            reminded.append(id_of(approval))
     if reminded:
         logger.info("reminded the approvers of drafts %s", reminded)
     return reminded
@@ -53,7 +54,7 @@ def remind_approvals(service: RunService, now: datetime, remind_after_seconds: f
 def _write(session: Any, service: RunService, approval: Approval, run: Run, now: datetime) -> None:
     settings = service.settings
     where = outbox.thread_of(run)
-    outbox.card_changed(session, int(approval.id))  # the card now says backup approvers may decide
+    outbox.card_changed(session, id_of(approval))  # the card now says backup approvers may decide
     if where is None:  # a CLI run: nobody to mention in Slack
         return
     arguments = approval.tool_input or {}
@@ -63,4 +64,4 @@ def _write(session: Any, service: RunService, approval: Approval, run: Run, now:
                 "tool": approval.tool_name, "waited_seconds": (now - approval.created_at).total_seconds(),
                 "expires_at": (approval.created_at + timedelta(seconds=settings.approval_ttl_seconds)).isoformat(),
                 "approvers": approvers, "backups": sorted(settings.backup_approvers)}
-    outbox.reminder(session, approval_id=int(approval.id), run_id=int(run.id), where=where, reminder=reminder)
+    outbox.reminder(session, approval_id=id_of(approval), run_id=id_of(run), where=where, reminder=reminder)

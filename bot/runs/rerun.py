@@ -11,13 +11,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from bot.agent.replay import ReplayModel
 from bot.agent.state import RunStatus
 from bot.config import Settings
 from bot.db.engine import Database, create_schema
-from bot.db.models import Approval, Run, Step
+from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of
 from bot.db.seed import seed_desk
 from bot.runs.service import RunService
 
@@ -46,11 +46,13 @@ def rerun(run: Run, steps: list[Step], settings: Settings) -> RerunReport:
             with db.session() as session:
                 approval = session.exec(select(Approval).where(Approval.run_id == new_id,
                                                                Approval.status == "pending")).first()
-            _apply(service, approval.id, decision)
+            if approval is None:  # the run waits, so one of its drafts is pending
+                raise Missing(f"run {new_id} waits for approval but has no pending draft")
+            _apply(service, id_of(approval), decision)
             state = service.resume(new_id)
         with db.session() as session:
-            replayed = list(session.exec(select(Step).where(Step.run_id == new_id).order_by(Step.number)).all())
-            final = session.get(Run, new_id)
+            replayed = list(session.exec(select(Step).where(Step.run_id == new_id).order_by(col(Step.number))).all())
+            final = get_or_raise(session, Run, new_id)
         differences = _compare(run, steps, final, replayed)
         db.engine.dispose()
     if differences:

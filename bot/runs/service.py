@@ -22,7 +22,8 @@ from bot.agent.prompts import CONTINUE_NOTE
 from bot.agent.state import TERMINAL, RunState, RunStatus, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.db.models import LIVE_STATUSES, Approval, Run, Step, utcnow
+from bot.db.models import LIVE_STATUSES, Approval, Missing, Run, Step, get_or_raise, id_of, utcnow
+from bot.db.statements import changed
 from bot.runs import approvals, escalations, intake, outbox, states
 from bot.runs.approvals import Decision
 from bot.runs.errors import BadInput
@@ -92,7 +93,7 @@ class RunService:
                           messages=[{"role": "user", "content": [{"type": "text", "text": goal}]}])
                 session.add(run)
                 session.flush()
-                return int(run.id)
+                return id_of(run)
         except IntegrityError:  # the database's one-live-run-per-ticket index: another start won the race
             with self.db.session() as session:
                 live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE))).first()
@@ -146,7 +147,7 @@ class RunService:
     def _resume(self, run: Run, rows: list[Approval], checkpoint: Checkpoint,
                 observer: Observer | None) -> RunState | None:
         state = state_from_run(run, [a for a in rows if a.status == "pending"])
-        loop = self._loop(int(run.id), observer)
+        loop = self._loop(id_of(run), observer)
         if state.status == RunStatus.AWAITING_APPROVAL:
             decided = approvals.settle(self.db, loop, rows)
             if decided is None:
@@ -173,7 +174,7 @@ class RunService:
             return False
         with self._leased(run_id):
             with self.db.session() as session:
-                run = session.get(Run, run_id)
+                run = get_or_raise(session, Run, run_id)  # the lease was just taken on it
                 rows = pending_approvals(session, run_id)
                 state = state_from_run(run, [a for a in rows if a.status == "pending"])
             if state.status != RunStatus.AWAITING_APPROVAL:
@@ -195,14 +196,14 @@ class RunService:
             stuck = [col(Run.id) == run_id, col(Run.status) == RunStatus.RUNNING]
             if stale_before is not None:
                 stuck.append(col(Run.updated_at) < stale_before)
-            took = session.execute(update(Run).where(*stuck).values(
+            took = changed(session.execute(update(Run).where(*stuck).values(
                 lease_owner=self.owner, lease_expires_at=now + timedelta(seconds=self.settings.lease_seconds),
-                updated_at=now)).rowcount == 1
+                updated_at=now))) == 1
         if not took:
             return False
         with self._leased(run_id):
             try:
-                state = self.load_state(run_id)
+                state = self._state(run_id)
                 state.messages, _ = history.repair(state.messages, INTERRUPTED)
                 return self._escalate_now(self._loop(run_id, observer), run_id, state, "stuck", reason)
             except LeaseLost:  # another sweeper or worker has it now
@@ -283,7 +284,7 @@ class RunService:
                     escalations.mark_resumed(session, run_id, actor=resumed_by)
         except IntegrityError:
             with self.db.session() as session:
-                ticket = session.get(Run, run_id).ticket_id
+                ticket = get_or_raise(session, Run, run_id).ticket_id
                 live = session.exec(select(Run).where(Run.ticket_id == ticket, col(Run.status).in_(LIVE))).first()
             raise BadInput(live_run_sentence(live) if live else f"{ticket} already has a live run.") from None
 
@@ -300,10 +301,15 @@ class RunService:
     # --- reading --------------------------------------------------------------------------------
 
     def load_state(self, run_id: int) -> RunState | None:
+        """The run's state as stored; None if there is no such run."""
+        try:
+            return self._state(run_id)
+        except Missing:
+            return None
+
+    def _state(self, run_id: int) -> RunState:
         with self.db.session() as session:
-            run = session.get(Run, run_id)
-            if run is None:
-                return None
+            run = get_or_raise(session, Run, run_id)
             return state_from_run(run, [a for a in pending_approvals(session, run_id) if a.status == "pending"])
 
 

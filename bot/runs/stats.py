@@ -17,7 +17,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.agent.state import RunStatus
-from bot.db.models import LIVE_STATUSES, Approval, Escalation, Run
+from bot.db.models import LIVE_STATUSES, Approval, Escalation, Run, id_of
 from bot.durations import describe
 from bot.runs import feedback
 from bot.runs.sources import DRAFT_TOOLS
@@ -55,7 +55,7 @@ def runs_in(session: Session, since: datetime, until: datetime) -> list[Run]:
 
 def figures(session: Session, since: datetime, until: datetime) -> dict[str, Any]:
     runs = runs_in(session, since, until)
-    ids = [int(r.id) for r in runs]
+    ids = [id_of(r) for r in runs]
     escalations = list(session.exec(select(Escalation).where(col(Escalation.run_id).in_(ids))
                                     .order_by(col(Escalation.id))).all()) if ids else []
     drafts = list(session.exec(select(Approval).where(col(Approval.run_id).in_(ids),
@@ -69,7 +69,7 @@ def figures(session: Session, since: datetime, until: datetime) -> dict[str, Any
 def _endings(runs: list[Run], escalations: list[Escalation]) -> dict[str, Any]:
     statuses = Counter("open" if r.status in LIVE_STATUSES else r.status for r in runs)
     latest = {e.run_id: e.kind for e in escalations}  # ordered by id: the newest escalation of each run wins
-    stopped = Counter(latest.get(r.id, "unknown") for r in runs if r.status == RunStatus.ESCALATED)
+    stopped = Counter(latest.get(id_of(r), "unknown") for r in runs if r.status == RunStatus.ESCALATED)
     return {"total": len(runs), "completed": statuses[RunStatus.COMPLETED], "escalated": statuses[RunStatus.ESCALATED],
             "failed": statuses[RunStatus.FAILED], "open": statuses["open"], "escalated_by": dict(stopped.most_common())}
 

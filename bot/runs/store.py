@@ -21,7 +21,7 @@ from bot.agent.model import Usage
 from bot.agent.state import TERMINAL, Allowance, PendingCall, RunState, RunStatus, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.db.models import Approval, Escalation, Run, Step, utcnow
+from bot.db.models import Approval, Escalation, Run, Step, get_or_raise, id_of, table_of, utcnow
 from bot.runs import outbox, sources, states
 
 logger = logging.getLogger(__name__)
@@ -68,7 +68,8 @@ class Checkpoint:
                  lease_seconds: float = 600, run: Run | None = None):
         self.db, self.settings, self.run_id = db, settings, run_id
         self.owner, self.lease_seconds = owner, lease_seconds
-        self.run, self.number, self.released = run, None, False
+        self.run, self.released = run, False
+        self.number: int | None = None  # the last step stored, once known
 
     def __call__(self, state: RunState, step: StepRecord) -> None:
         data = step_dict(step)
@@ -162,7 +163,7 @@ class _Statements:
 
 @functools.cache
 def _statements() -> _Statements:
-    run, step = Run.__table__, Step.__table__
+    run, step = table_of(Run), table_of(Step)
     state = {name: bindparam(name, type_=run.c[name].type) for name in STATE_COLUMNS}
     lease = {"lease_owner": bindparam("lease_owner"), "lease_expires_at": bindparam("lease_expires_at",
                                                                                      type_=run.c.lease_expires_at.type)}
@@ -190,7 +191,7 @@ def add_approvals(session: Session, run: Run, calls: list[PendingCall]) -> list[
         exists = session.exec(select(Approval).where(Approval.run_id == run.id,
                                                      Approval.tool_use_id == call.tool_use_id)).first()
         if exists is None:
-            approval = Approval(run_id=run.id, tool_use_id=call.tool_use_id, tool_name=call.name,
+            approval = Approval(run_id=id_of(run), tool_use_id=call.tool_use_id, tool_name=call.name,
                                 tool_input=call.input, fingerprint=call.fingerprint)
             session.add(approval)
             added.append(approval)
@@ -199,7 +200,7 @@ def add_approvals(session: Session, run: Run, calls: list[PendingCall]) -> list[
 
 
 def open_escalation(session: Session, run: Run, *, kind: str, reason: str) -> Escalation:
-    escalation = Escalation(run_id=run.id, kind=kind, reason=reason, summary=run.summary, origin=run.origin)
+    escalation = Escalation(run_id=id_of(run), kind=kind, reason=reason, summary=run.summary, origin=run.origin)
     session.add(escalation)
     return escalation
 
@@ -227,7 +228,7 @@ def claim(db: Database, run_id: int, owner: str, seconds: float) -> tuple[Run, l
             "lease_expires_at": now + timedelta(seconds=seconds)}).rowcount == 1
         if not took:
             return None
-        run = session.get(Run, run_id)
+        run = get_or_raise(session, Run, run_id)  # the lease was just taken on it
         rows = pending_approvals(session, run_id)
         if run.status == RunStatus.QUEUED:
             session.expunge(run)

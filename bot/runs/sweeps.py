@@ -14,7 +14,8 @@ from sqlalchemy import or_, update
 from sqlmodel import col, select
 
 from bot.agent.state import RunStatus
-from bot.db.models import Approval, Run
+from bot.db.models import Approval, Run, id_of
+from bot.db.statements import changed
 from bot.runs import gaps, outbox, processes, queries, reminders, stats
 from bot.runs.service import RunService
 
@@ -53,11 +54,11 @@ def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> 
     expired = []
     for approval in stale:
         with service.db.session() as session:
-            won = session.execute(update(Approval).where(col(Approval.id) == approval.id,
+            won = changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
                                                          col(Approval.status) == "pending")
-                                  .values(status="expired", decided_by="timer", decided_at=now)).rowcount == 1
+                                  .values(status="expired", decided_by="timer", decided_at=now))) == 1
             if won:
-                outbox.card_changed(session, int(approval.id))
+                outbox.card_changed(session, id_of(approval))
         if won:
             expired.append(approval)
     hours = ttl_seconds / 3600
@@ -90,10 +91,10 @@ def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuc
                              ).all()
         decided = queries.decided_but_waiting(session, older_than=now - grace)
     cutoff = now - timedelta(seconds=stuck_after_seconds)
-    escalated = [run.id for run in stuck if service.escalate_stuck(
-        run.id, reason=f"no progress for {stuck_after_seconds:g} s: the run is stuck", stale_before=cutoff)]
+    escalated = [id_of(run) for run in stuck if service.escalate_stuck(
+        id_of(run), reason=f"no progress for {stuck_after_seconds:g} s: the run is stuck", stale_before=cutoff)]
     resumed = []
-    for run_id in sorted({r.id for r in orphans} | set(decided) | abandoned):
+    for run_id in sorted({id_of(r) for r in orphans} | set(decided) | {i for i in abandoned if i is not None}):
         if run_id not in escalated:
             dispatch(run_id)
             resumed.append(run_id)
@@ -127,7 +128,7 @@ def sweep_all(service: RunService, now: datetime, dispatch: Dispatch) -> SweepRe
     """Every timer once, now: `kitebase sweep`, cron, tests."""
     settings = service.settings
     report = SweepReport()
-    report.expired = [int(a.id) for a in expire_approvals(service, now, settings.approval_ttl_seconds)]
+    report.expired = [id_of(a) for a in expire_approvals(service, now, settings.approval_ttl_seconds)]
     report.reminded = reminders.remind_approvals(service, now, settings.remind_after_seconds)
     report.resumed, report.escalated = recover_runs(
         service, now, dispatch, stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,

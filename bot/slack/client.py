@@ -11,7 +11,7 @@ from bot.config import Settings
 DEFAULT_BASE_URL = "https://slack.com/api/"
 
 
-def make_client(settings: Settings, *, timeout: float = 10) -> WebClient:
+def make_client(settings: Settings, *, timeout: int = 10) -> WebClient:
     base_url = settings.slack_api_base_url or DEFAULT_BASE_URL
     if not base_url.endswith("/"):
         base_url += "/"

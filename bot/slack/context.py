@@ -10,6 +10,7 @@ from typing import Any
 from slack_sdk import WebClient
 
 from bot.config import Settings
+from bot.db.engine import Database
 from bot.runs.service import RunService
 from bot.slack.authz import GroupCache
 
@@ -24,7 +25,7 @@ class SlackContext:
     identity: Any = None  # bot.slack.identity.BotIdentity, set by build_app
 
     @property
-    def db(self):  # type: ignore[no-untyped-def]
+    def db(self) -> Database:
         return self.service.db
 
     def tell(self, channel: str | None, user: str | None, text: str, thread_ts: str | None = None) -> None:

@@ -24,7 +24,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.db.models import Outbox, utcnow
+from bot.db.models import Outbox, id_of, utcnow
 from bot.pressure import let_requests_pass
 from bot.redact import redact, redact_obj
 from bot.runs import outbox, outbox_claims, processes
@@ -200,7 +200,7 @@ class OutboxSender:
         if creates:
             ts = response.get("ts") or ts
             if len(delivery.calls) > index + 1:  # keep the ts at once: a failure after this must not post twice
-                outbox_claims.set_state(self.db, int(row.id), {**delivery.state, "stopped": False}, ts=ts)
+                outbox_claims.set_state(self.db, id_of(row), {**delivery.state, "stopped": False}, ts=ts)
         return ts
 
     def _call(self, method: str, args: dict[str, Any]) -> Any:
@@ -218,25 +218,25 @@ class OutboxSender:
         if error == "ratelimited" or status == 429:
             seconds = float(response.headers.get("Retry-After", response.headers.get("retry-after", 1)) or 1)
             self.pacing.block(self.pacing.key(call.method if call else "", row.channel), seconds)
-            outbox_claims.retry(self.db, int(row.id), after=seconds, error=detail, uncertain=False)
+            outbox_claims.retry(self.db, id_of(row), after=seconds, error=detail, uncertain=False)
         elif error == "message_not_in_streaming_state" or (call and call.method == "chat.startStream"
                                                              and error in NO_STREAMING):
             if error != "message_not_in_streaming_state":
                 logger.info("streaming is not available (%s): timelines are posted messages from now on", error)
                 self.streaming_ok = False
-            outbox_claims.retry(self.db, int(row.id), after=0, error=detail, uncertain=False,
+            outbox_claims.retry(self.db, id_of(row), after=0, error=detail, uncertain=False,
                                 state={**state, "mode": "message"})
         elif error == "message_not_found" and row.ts is not None:  # deleted in Slack: post it again
-            outbox_claims.forget_ts(self.db, int(row.id), {k: v for k, v in state.items() if k not in ("mode", "streamed")})
+            outbox_claims.forget_ts(self.db, id_of(row), {k: v for k, v in state.items() if k not in ("mode", "streamed")})
         elif status >= 500 or error in TRANSIENT:
-            outbox_claims.retry(self.db, int(row.id), after=_backoff(row.attempts), error=detail,
+            outbox_claims.retry(self.db, id_of(row), after=_backoff(row.attempts), error=detail,
                                 uncertain=row.ts is None)
         elif error in AUTH:
             logger.error("Slack refused our token (%s): fix SLACK_BOT_TOKEN; outbox delivery waits", error)
-            outbox_claims.retry(self.db, int(row.id), after=300, error=detail, uncertain=False)
+            outbox_claims.retry(self.db, id_of(row), after=300, error=detail, uncertain=False)
         else:
             logger.error("Slack refused outbox row %s (%s) for good: %s", row.id, row.kind, detail)
-            outbox_claims.failed(self.db, int(row.id), detail)
+            outbox_claims.failed(self.db, id_of(row), detail)
 
     # --- looking in Slack -----------------------------------------------------------------------------
 
@@ -251,7 +251,8 @@ class OutboxSender:
         else:
             method, params["oldest"] = "conversations.history", f"{row.created_at.timestamp() - 60:.6f}"
         try:
-            messages = self.client.api_call(method, http_verb="GET", params=params).get("messages", [])
+            messages: list[dict[str, Any]] = self.client.api_call(method, http_verb="GET", params=params).get(
+                "messages", [])
         except SlackApiError as exc:
             error = exc.response.get("error")
             if error in ("thread_not_found", "message_not_found"):

@@ -63,11 +63,11 @@ def step_lines(step: dict[str, Any]) -> list[str]:
 
 
 def tool_line(call: dict[str, Any]) -> str:
-    args = call.get("input") if isinstance(call.get("input"), dict) else {}
+    args = given if isinstance(given := call.get("input"), dict) else {}
     subject = args.get("ticket_id") or args.get("query") or args.get("reason") or ""
     icon = {"held": ":raised_hand:", "refused": ":no_entry_sign:", "approved": ":white_check_mark:",
             "edited": ":pencil2:", "rejected": ":x:", "expired": ":hourglass:"}.get(
-        call.get("status"), ":warning:" if call.get("is_error") else ":white_check_mark:")
+        str(call.get("status")), ":warning:" if call.get("is_error") else ":white_check_mark:")
     detail = " ".join(str(call.get("result", "")).split())
     return f"{icon} `{escape(str(call.get('name')))}` {escape(clip(str(subject), 80))} → {escape(clip(detail, 140))}"
 
@@ -76,7 +76,7 @@ def step_chunks(step: dict[str, Any]) -> list[dict[str, Any]]:
     """The same step as streaming chunks: the thought as text, each tool call as a task of the timeline."""
     chunks: list[dict[str, Any]] = [{"type": "markdown_text", "text": clip(line, 1500) + "\n"} for line in _said(step)]
     for call in step.get("tool_calls") or []:
-        args = call.get("input") if isinstance(call.get("input"), dict) else {}
+        args = given if isinstance(given := call.get("input"), dict) else {}
         status = {"held": "pending"}.get(call.get("status"), "error" if call.get("is_error") else "complete")
         title = f"{call.get('name')} {args.get('ticket_id') or args.get('query') or ''}".strip()
         chunks.append({"type": "task_update", "id": str(call.get("id")), "title": clip(escape(title), 200),

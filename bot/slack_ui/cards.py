@@ -8,7 +8,17 @@ import json
 from datetime import datetime
 from typing import Any
 
-from bot.slack_ui.blocks import APPROVE, CLOSE_MODAL, EDIT, EDIT_MODAL, REJECT, REJECT_MODAL, Message, slack_time, who
+from bot.slack_ui.blocks import (
+    APPROVE,
+    CLOSE_MODAL,
+    EDIT,
+    EDIT_MODAL,
+    REJECT,
+    REJECT_MODAL,
+    Message,
+    slack_time,
+    who,
+)
 from bot.slack_ui.limits import (
     INPUT_VALUE,
     PRIVATE_METADATA,

@@ -7,6 +7,7 @@ Create Date: ${create_date}
 from alembic import op
 import sqlalchemy as sa
 import sqlmodel
+import sqlmodel.sql.sqltypes  # names sqlmodel.sql for the type checker
 ${imports if imports else ""}
 
 revision = ${repr(up_revision)}

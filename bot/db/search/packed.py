@@ -14,7 +14,7 @@ so the ranking does not depend on which structure holds a document.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,7 +37,7 @@ class _Block:
     starts: np.ndarray  # int64 (max term + 2,): postings of term t are [starts[t], starts[t + 1])
     slots: np.ndarray  # int32 (postings,)
     tfs: np.ndarray  # uint8 (postings, fields)
-    tf_cache: dict[FieldParams, tuple[tuple[float, ...], np.ndarray]] = field(default_factory=dict)
+    tf_cache: dict[FieldParams, tuple[tuple[tuple[float, float, float], ...], np.ndarray]] = field(default_factory=dict)
 
     def range(self, term: int) -> tuple[int, int]:
         if term + 1 >= len(self.starts):
@@ -71,7 +71,7 @@ class WordCounts(Mapping[str, int]):
         self.index = index
 
     def count(self, word: object) -> int:
-        number = self.index.vocabulary.ids.get(word)  # type: ignore[arg-type]
+        number = self.index.vocabulary.ids.get(word) if isinstance(word, str) else None
         counts = self.index.word_counts
         return int(counts[number]) if number is not None and number < len(counts) else 0
 
@@ -84,7 +84,7 @@ class WordCounts(Mapping[str, int]):
     def __contains__(self, word: object) -> bool:
         return self.count(word) > 0
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[str]:
         counts = self.index.word_counts
         return (self.index.vocabulary.names[int(n)] for n in np.flatnonzero(counts > 0))
 
@@ -287,7 +287,7 @@ class PackedIndex:
         at = np.minimum(np.searchsorted(keyed, probe), len(keyed) - 1)
         found = keyed[at] == probe
         hit = found.reshape(len(slots), len(numbers))
-        tf = np.zeros(len(probe), dtype=np.float64)
+        tf: np.ndarray = np.zeros(len(probe), dtype=np.float64)
         lengths = self.lengths[np.array(slots)][rows[at[found]]]
         tf[found] = _tf_rows(np.concatenate([self.doc_tfs[s] for s in slots])[at[found]], lengths, norm)
         tf = tf.reshape(len(slots), len(numbers))

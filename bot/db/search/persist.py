@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Table, bindparam, select, text
+from sqlalchemy import bindparam, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col
 
-from bot.db.models import SearchDocument, SearchTerm
+from bot.db.models import SearchDocument, SearchTerm, table_of
 from bot.db.search.analyzer import Analyzer
 from bot.db.search.documents import Document
 
@@ -130,7 +130,7 @@ class Vocabulary:
         unknown = sorted({int(n) for n in numbers} - self.names.keys())
         for start in range(0, len(unknown), CHUNK):
             chunk = unknown[start:start + CHUNK]
-            rows = session.execute(select(SearchTerm.id, SearchTerm.term).where(SearchTerm.id.in_(chunk))).all()
+            rows = session.execute(select(col(SearchTerm.id), col(SearchTerm.term)).where(col(SearchTerm.id).in_(chunk))).all()
             self.learn((int(n), t) for n, t in rows)
 
     def unknown(self, arrays: list[np.ndarray]) -> list[int]:
@@ -145,20 +145,20 @@ class Vocabulary:
         return np.unique(numbers[~known[numbers]]).tolist()
 
     def load_all(self, session: Session) -> None:
-        self.learn((int(n), t) for n, t in session.execute(select(SearchTerm.id, SearchTerm.term)).all())
+        self.learn((int(n), t) for n, t in session.execute(select(col(SearchTerm.id), col(SearchTerm.term))).all())
 
     @staticmethod
     def _select(session: Session, terms: list[str]) -> dict[str, int]:
         found: dict[str, int] = {}
         for start in range(0, len(terms), CHUNK):
-            rows = session.execute(select(SearchTerm.term, SearchTerm.id)
-                                   .where(SearchTerm.term.in_(terms[start:start + CHUNK]))).all()
+            rows = session.execute(select(col(SearchTerm.term), col(SearchTerm.id))
+                                   .where(col(SearchTerm.term).in_(terms[start:start + CHUNK]))).all()
             found.update((t, int(n)) for t, n in rows)
         return found
 
 
 def _insert_terms(session: Session, terms: list[str]) -> None:
-    table: Table = SearchTerm.__table__  # type: ignore[assignment]
+    table = table_of(SearchTerm)
     module = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
     statement = module.insert(table).on_conflict_do_nothing(index_elements=["term"])
     for start in range(0, len(terms), CHUNK):
@@ -194,7 +194,7 @@ def store_analysed(session: Session, vocabulary: Vocabulary, kind: str,
                    analyses: list[tuple[Document, int, Analysis]], fields: int) -> list[Stored]:
     """Store documents already analysed (a bulk load analyses once for several databases)."""
     numbers = vocabulary.numbers(session, {t for _, _, a in analyses for t in [*a.terms, *a.words]})
-    rows = [{"kind": kind, "key": doc.key, "source": source, "updated": doc.updated,
+    rows: list[dict[str, Any]] = [{"kind": kind, "key": doc.key, "source": source, "updated": doc.updated,
              **encode(analysis, numbers, fields)} for doc, source, analysis in analyses]
     for start in range(0, len(rows), CHUNK):
         session.execute(_upsert(session), rows[start:start + CHUNK])
@@ -225,7 +225,7 @@ class _Row:
 
 
 def _upsert(session: Session) -> Any:
-    table: Table = SearchDocument.__table__  # type: ignore[assignment]
+    table = table_of(SearchDocument)
     module = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
     statement = module.insert(table)
     return statement.on_conflict_do_update(index_elements=["kind", "key"], set_={

@@ -6,6 +6,7 @@ Create Date: 2026-11-29 19:35:28.102951
 """
 import sqlalchemy as sa
 import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 from bot.db import fts

@@ -6,8 +6,8 @@ Create Date: 2026-11-30 23:42:04.795673
 """
 import sqlalchemy as sa
 import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
-
 
 revision = '0002'
 down_revision = '0001'

@@ -6,6 +6,7 @@ Create Date: 2026-12-01 01:02:29.879303
 """
 import sqlalchemy as sa
 import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 revision = '0003'

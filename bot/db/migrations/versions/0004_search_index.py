@@ -6,6 +6,7 @@ Create Date: 2026-12-02 03:00:00.000000
 """
 import sqlalchemy as sa
 import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 revision = '0004'

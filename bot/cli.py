@@ -33,7 +33,7 @@ from bot.db.models import Run, Step
 from bot.db.open import DatabaseUnusable
 from bot.redact import configure_logging, redact
 from bot.runs import queries
-from bot.runs.service import BadInput
+from bot.runs.errors import BadInput
 from bot.telemetry import tracing
 from tools import REGISTRY, ToolContext, execute
 

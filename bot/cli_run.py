@@ -17,8 +17,9 @@ from bot.db.models import Approval, Run, id_of
 from bot.db.open import open_database
 from bot.redact import redact
 from bot.runs import sources
+from bot.runs.errors import BadInput
 from bot.runs.processes import Liveness
-from bot.runs.service import BadInput, RunService
+from bot.runs.service import RunService
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
 __all__ = ["open_database"]

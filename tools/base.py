@@ -81,7 +81,8 @@ def _describe(error: Any) -> str:
         return f"{_short(value)} is not one of {', '.join(map(str, limit))}"
     if kind in ("maximum", "minimum"):
         return f"{_short(value)} is {'above' if kind == 'maximum' else 'below'} the {kind} {limit}"
-    return error.message if len(error.message) <= 300 else error.message[:300] + "…"
+    message = str(error.message)
+    return message if len(message) <= 300 else message[:300] + "…"
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -52,7 +53,7 @@ def reindex(session: Session, ticket: Ticket) -> None:
     search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
 
 
-def _when(value: Any) -> str:
+def _when(value: datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC")
 
 

@@ -168,8 +168,9 @@ class AgentLoop:
         """Append the reply verbatim; after pause_turn it continues the paused assistant message."""
         last = state.messages[-1]
         if last.get("role") == "assistant":
-            last["content"] = [*history.blocks(last), *content]
-            return last["content"]
+            merged = [*history.blocks(last), *content]
+            last["content"] = merged
+            return merged
         state.messages.append({"role": "assistant", "content": content})
         return content
 

@@ -175,7 +175,7 @@ class AnthropicModel:
 
 
 def _backoff(attempt: int) -> float:
-    return min(8.0, 0.5 * 2 ** attempt) * random.uniform(0.75, 1.0)
+    return min(8.0, 0.5 * 2.0 ** attempt) * random.uniform(0.75, 1.0)
 
 
 def _parsed(raw: Any, model: str, started: float) -> ModelResponse:

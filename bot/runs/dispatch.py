@@ -18,11 +18,11 @@ class Dispatcher:
     def __init__(self, service: RunService, workers: int):
         self.service = service
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kitebase-run")
-        self.futures: list[Future] = []
+        self.futures: list[Future[RunState | None]] = []
         self._queued: dict[int, int] = {}  # run id -> continuations asked for while queued or running
         self._lock = threading.Lock()
 
-    def __call__(self, run_id: int) -> Future | None:
+    def __call__(self, run_id: int) -> Future[RunState | None] | None:
         with self._lock:
             if run_id in self._queued:  # running or waiting here: run once more when done, never twice at once
                 self._queued[run_id] += 1

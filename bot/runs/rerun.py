@@ -10,6 +10,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import col, select
 
@@ -62,7 +63,7 @@ def rerun(run: Run, steps: list[Step], settings: Settings) -> RerunReport:
     return RerunReport(not differences, differences, text)
 
 
-def _apply(service: RunService, approval_id: int, decision: dict) -> None:
+def _apply(service: RunService, approval_id: int, decision: dict[str, Any]) -> None:
     status = decision.get("status")
     if status == "edited":
         service.decide(approval_id, action="edit", actor="replay", message=(decision.get("input") or {}).get("message"))
@@ -73,7 +74,7 @@ def _apply(service: RunService, approval_id: int, decision: dict) -> None:
         service.decide(approval_id, action="approve", actor="replay")
 
 
-def _signature(steps: list[Step]) -> list[tuple]:
+def _signature(steps: list[Step]) -> list[tuple[Any, ...]]:
     return [(s.kind, s.stop_reason, tuple((c.get("name"), c.get("status"), bool(c.get("is_error")))
                                           for c in s.tool_calls or []))
             for s in steps if s.kind in ("model", "guard", "error")]

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
@@ -76,7 +77,7 @@ class RunService:
         with self.db.session() as session:
             return check_goal(session, clean_text(goal), self.settings.max_goal_chars)
 
-    def start(self, goal: str, *, started_by: str | None = None, origin: dict | None = None) -> int:
+    def start(self, goal: str, *, started_by: str | None = None, origin: dict[str, Any] | None = None) -> int:
         """A queued run for `goal` (the CLI's way in; Slack requests go through `record_request`)."""
         goal = clean_text(goal).strip()
         origin = origin or {}
@@ -244,7 +245,7 @@ class RunService:
         return approvals.decide(self.db, approval_id, action=action, actor=actor, message=message, reason=reason,
                                 expected_fingerprint=expected_fingerprint, check=self.check_call)
 
-    def check_call(self, name: str, arguments: dict) -> list[str]:
+    def check_call(self, name: str, arguments: dict[str, Any]) -> list[str]:
         """What is wrong with a gated call's arguments (a person's edit), checked as the model's call would be."""
         tool = self.registry.get(name)
         if tool is None:
@@ -273,7 +274,7 @@ class RunService:
                 + " Do not repeat work already done.")
         self._reopen(run_id, text, opening={"kind": "resumed", "actor": actor}, resumed_by=actor)
 
-    def _reopen(self, run_id: int, text: str, *, opening: dict, resumed_by: str | None = None) -> None:
+    def _reopen(self, run_id: int, text: str, *, opening: dict[str, Any], resumed_by: str | None = None) -> None:
         try:
             with self.db.session() as session:
                 run = session.get(Run, run_id)
@@ -332,7 +333,7 @@ def _decisions_text(approvals: list[Approval]) -> str:
     return "; ".join(f"{a.tool_name} {a.status} by {a.decided_by or 'nobody'}" for a in approvals)
 
 
-def _decision_calls(approvals: list[Approval], decided: dict[str, ToolResult]) -> list[dict]:
+def _decision_calls(approvals: list[Approval], decided: dict[str, ToolResult]) -> list[dict[str, Any]]:
     return [{"id": a.tool_use_id, "name": a.tool_name, "input": a.edited_input or a.tool_input,
              "result": decided[a.tool_use_id].text, "is_error": decided[a.tool_use_id].is_error,
              "latency_ms": 0, "status": a.status} for a in approvals]

@@ -53,9 +53,9 @@ class QueueDispatcher:
             conninfo=conninfo(settings.database_url)))
         self.app.open()
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kitebase-defer")
-        self.futures: list[Future] = []
+        self.futures: list[Future[int | None]] = []
 
-    def __call__(self, run_id: int) -> Future:
+    def __call__(self, run_id: int) -> Future[int | None]:
         future = self._pool.submit(self._defer, run_id)
         self.futures = [f for f in self.futures if not f.done()] + [future]
         return future

@@ -44,10 +44,9 @@ def seed_desk(db: Database, data_dir: Path) -> SeedResult:
 
 
 def _counts(session: Session) -> tuple[int, int, int]:
-    return tuple(  # type: ignore[return-value]
-        session.exec(select(func.count()).select_from(model)).one()
-        for model in (Customer, Ticket, HelpSection)
-    )
+    customers, tickets, sections = (session.exec(select(func.count()).select_from(model)).one()
+                                    for model in (Customer, Ticket, HelpSection))
+    return customers, tickets, sections
 
 
 def _load(session: Session, data_dir: Path) -> None:

@@ -3,8 +3,12 @@ and deliver the outbox to Slack (one worker at a time sends; another takes over 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import procrastinate
 
 from bot.config import Settings
 from bot.db.open import open_database
@@ -43,9 +47,7 @@ def run_worker(settings: Settings) -> int:
     app = build_worker_app(settings, continue_run)
     print(f"Kitebase worker {service.owner} waiting for runs (queue {QUEUE!r})", flush=True)
     try:
-        app.run_worker(queues=[QUEUE], concurrency=settings.worker_concurrency, name=service.owner,
-                       install_signal_handlers=True, update_heartbeat_interval=max(1.0, settings.stalled_job_seconds / 3),
-                       stalled_worker_timeout=settings.stalled_job_seconds)
+        asyncio.run(_work(app, settings, service.owner))
     finally:
         scheduler.shutdown(wait=False)
         dispatcher.shutdown()
@@ -53,3 +55,17 @@ def run_worker(settings: Settings) -> int:
             sender.stop()
         liveness.stop()
     return 0
+
+
+async def _work(app: procrastinate.App, settings: Settings, name: str) -> None:
+    """procrastinate runs each synchronous job on the event loop's default executor, which Python sizes to the
+    cores (six threads on two cores): with a concurrency of 8, two jobs would wait for a thread while their
+    slots sat idle. Give the executor a thread for every slot (and the heartbeat's own calls)."""
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=settings.worker_concurrency + 2,
+                                                 thread_name_prefix="kitebase-job"))
+    async with app.open_async():
+        await app.run_worker_async(queues=[QUEUE], concurrency=settings.worker_concurrency, name=name,
+                                   install_signal_handlers=True,
+                                   update_heartbeat_interval=max(1.0, settings.stalled_job_seconds / 3),
+                                   stalled_worker_timeout=settings.stalled_job_seconds)

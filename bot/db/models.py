@@ -261,7 +261,9 @@ class Outbox(SQLModel, table=True):
     replaced by the newest and a restart resends nothing that was delivered.
     """
 
-    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),)
+    # ix_outbox_kind: a change of any run re-publishes the App Homes (kind = 'home'): a lookup, not a scan of
+    # every message the desk has ever sent
+    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"), Index("ix_outbox_kind", "kind"))
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(max_length=200, unique=True)  # e.g. "card:12", "timeline:3:1", "home:U123"

@@ -233,5 +233,6 @@ def home(session: Session, user: str) -> None:
 def homes_changed(session: Session) -> None:
     """Runs, drafts or the queue changed: every App Home that is shown gets the newest view."""
     session.execute(update(Outbox).where(col(Outbox.kind) == "home")
-                    .values(version=col(Outbox.version) + 1, status="pending", updated_at=utcnow()))
+                    .values(version=col(Outbox.version) + 1, status="pending", updated_at=utcnow())
+                    .execution_options(synchronize_session=False))  # no Outbox objects live in this session
     _mark(session)

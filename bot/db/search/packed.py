@@ -27,6 +27,7 @@ REBUILD_MIN = 256
 # Up to this many postings, tf' follows every change of the average field lengths exactly; a bigger block keeps
 # the averages it was computed with until they drift by DRIFT (recomputing costs ~40 ms per million postings).
 EXACT_UP_TO = 1_000_000
+FEW_KEYS = 8
 DRIFT = 0.01
 
 
@@ -96,6 +97,7 @@ class PackedIndex:
     def __init__(self, fields: tuple[str, ...], vocabulary: Vocabulary):
         self.fields, self.vocabulary = fields, vocabulary
         self.words = WordCounts(self)
+        self._idf_cache: dict[int, float] = {}  # document frequency -> idf, for the current document count
         self._load([])
 
     # --- documents -----------------------------------------------------------------------------------
@@ -184,7 +186,15 @@ class PackedIndex:
         return self.idf_of_df(self.df_of(term))
 
     def idf_of_df(self, df: int) -> float:
-        return math.log(1 + (len(self) - df + 0.5) / (df + 0.5))
+        n = len(self.slot_of)
+        cache = self._idf_cache
+        if cache.get(-1) != n:  # the statistics changed: forget
+            cache.clear()
+            cache[-1] = n
+        value = cache.get(df)
+        if value is None:
+            value = cache[df] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return value
 
     def terms_of(self, key: str) -> dict[str, tuple[Shape, int]]:
         """Term -> (shape: fields and frequencies, document frequency) in one document, in the order of the
@@ -291,11 +301,28 @@ class PackedIndex:
         lengths = self.lengths[np.array(slots)][rows[at[found]]]
         tf[found] = _tf_rows(np.concatenate([self.doc_tfs[s] for s in slots])[at[found]], lengths, norm)
         tf = tf.reshape(len(slots), len(numbers))
+        if len(slots) <= FEW_KEYS:  # a like-ticket query's check both ways: plain floats beat numpy's per-call cost
+            return self._few_totals(slots, boosts, tf.tolist(), hit.tolist(), k1)
         totals = np.zeros(len(slots), dtype=np.float64)
         for column, (_, boost) in enumerate(boosts):
             t = tf[:, column]
             totals += np.where(hit[:, column], boost * t / (k1 + t), 0.0)
         return {self.keys[slot]: float(totals[row]) for row, slot in enumerate(slots) if hit[row].any()}
+
+    def _few_totals(self, slots: list[int], boosts: list[tuple[int, float]], tf: list[list[float]],
+                    hit: list[list[bool]], k1: float) -> dict[str, float]:
+        """The same sums as the numpy path, term by term in the query's order (so the same floats)."""
+        found = {}
+        for row, slot in enumerate(slots):
+            if not any(hit[row]):
+                continue
+            total = 0.0
+            for column, (_, boost) in enumerate(boosts):
+                if hit[row][column]:
+                    t = tf[row][column]
+                    total += boost * t / (k1 + t)
+            found[self.keys[slot]] = total
+        return found
 
     def _slot_tf(self, slot: int, number: int, norm: tuple[tuple[float, float, float], ...]) -> float:
         terms = self.doc_terms[slot]

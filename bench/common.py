@@ -77,6 +77,15 @@ def _load() -> list[float] | None:
         return None
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU a live process has used so far (Linux /proc), or None where that is not readable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def commit() -> dict[str, Any]:
     def git(*args: str) -> str:
         try:

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlmodel import col, func, select
 
-from bench.common import ROOT, Figure, pct, seeded
+from bench.common import ROOT, Figure, cpu_seconds, pct, seeded
 from bench.desk import FIRST_GENERATED, generate, load
 from bench.doubles import BENCH_MODEL, offline_responder, stand_in
 from bench.serve_load import Served
@@ -92,7 +92,9 @@ def finished(url: str, runs: int, timeout: float) -> bool:
 
 
 def outcome(url: str, arrivals: Arrivals, latency: float, concurrency: int, label: str,
-            complete: bool) -> Figure:
+            complete: bool, cpu: float | None = None) -> Figure:
+    """`cpu`: seconds of CPU the processes doing the runs used (serve, or the workers), for the explanation:
+    one Python process runs Python on one core at a time, so a process cannot finish sooner than its CPU."""
     settings, db = seeded(url)
     with db.session() as session:
         rows = session.exec(select(Run.goal, Run.updated_at, Run.status).where(Run.goal.like("handle KITE-%"))).all()
@@ -113,15 +115,22 @@ def outcome(url: str, arrivals: Arrivals, latency: float, concurrency: int, labe
                   target="≤ 1.3× ideal, no run starved", met=complete and ratio <= 1.3 and starved == 0,
                   detail={"concurrency": concurrency, "slowest_run_s": round(max(done.values()) - start, 2),
                           "run_span_p50_s": round(pct(spans, 0.5), 2), "run_span_max_s": round(max(spans), 2),
-                          "starved": starved, "awaiting_approval": waiting, "model_latency_s": latency})
+                          "starved": starved, "awaiting_approval": waiting, "model_latency_s": latency,
+                          "harness_cpu_s": None if cpu is None else round(cpu, 1),
+                          "harness_cpu_ms_per_model_call": None if cpu is None or not calls
+                          else round(cpu * 1000 / sum(calls.values()), 1)})
 
 
 def embedded(url: str, scratch: Path, runs: int, latency: float, workers: int = 64) -> Figure:
     prepare(url, runs, queue=False)
     arrivals = Arrivals()
-    with Served(url, scratch, latency, responder=arrivals, KITEBASE_RUN_WORKERS=str(workers)):
+    with Served(url, scratch, latency, responder=arrivals, KITEBASE_RUN_WORKERS=str(workers)) as served:
+        before = cpu_seconds(served.process.pid)
         complete = finished(url, runs, timeout=60 + 10 * runs * latency / workers)
-    return outcome(url, arrivals, latency, workers, f"embedded (`kitebase serve`, {workers} run threads)", complete)
+        after = cpu_seconds(served.process.pid)
+    cpu = None if before is None or after is None else after - before
+    return outcome(url, arrivals, latency, workers, f"embedded (`kitebase serve`, {workers} run threads)", complete,
+                   cpu)
 
 
 def queue(url: str, scratch: Path, runs: int, latency: float, processes: int, per_worker: int = 8) -> Figure:
@@ -134,6 +143,7 @@ def queue(url: str, scratch: Path, runs: int, latency: float, processes: int, pe
                                     stderr=subprocess.STDOUT) for log in logs]
         try:
             complete = finished(url, runs, timeout=60 + 10 * runs * latency / (processes * per_worker))
+            used = [cpu_seconds(process.pid) for process in started]
         finally:
             for process in started:
                 process.terminate()
@@ -144,5 +154,6 @@ def queue(url: str, scratch: Path, runs: int, latency: float, processes: int, pe
                     process.kill()
             for log in logs:
                 log.close()
+    cpu = None if None in used else sum(u for u in used if u is not None)  # start-up included
     return outcome(url, arrivals, latency, processes * per_worker,
-                   f"queue, `kitebase worker` ×{processes} ({per_worker} runs each)", complete)
+                   f"queue, `kitebase worker` ×{processes} ({per_worker} runs each)", complete, cpu)

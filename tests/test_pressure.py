@@ -1,0 +1,62 @@
+"""Background work steps aside while a Slack request is answered, and for a moment after (a burst is one
+stretch), but never for longer than it was told to."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from bot import pressure
+
+
+def _waiter(max_wait: float) -> tuple[threading.Thread, threading.Event]:
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (pressure.let_requests_pass(max_wait), done.set()), daemon=True)
+    thread.start()
+    return thread, done
+
+
+def test_nothing_answered_nothing_waits():
+    pressure._last_answer = float("-inf")
+    started = time.monotonic()
+    pressure.let_requests_pass(5.0)
+    assert time.monotonic() - started < 1.0
+
+
+def test_background_work_waits_for_the_request_and_then_goes():
+    release = threading.Event()
+    inside = threading.Event()
+
+    def request() -> None:
+        with pressure.answering():
+            inside.set()
+            release.wait(10)
+
+    answering = threading.Thread(target=request, daemon=True)
+    answering.start()
+    assert inside.wait(5)
+    waiter, done = _waiter(30.0)
+    assert not done.wait(0.3), "a run's next step went ahead while Slack waited for an answer"
+    release.set()
+    assert done.wait(5), "the run did not go on once the request was answered"
+    answering.join(5)
+
+
+def test_the_wait_is_bounded():
+    release = threading.Event()
+    inside = threading.Event()
+
+    def request() -> None:
+        with pressure.answering():
+            inside.set()
+            release.wait(10)
+
+    answering = threading.Thread(target=request, daemon=True)
+    answering.start()
+    assert inside.wait(5)
+    try:
+        waiter, done = _waiter(0.05)
+        assert done.wait(5), "background work waited past its bound"
+    finally:
+        release.set()
+        answering.join(5)

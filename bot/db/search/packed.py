@@ -302,14 +302,14 @@ class PackedIndex:
         tf[found] = _tf_rows(np.concatenate([self.doc_tfs[s] for s in slots])[at[found]], lengths, norm)
         tf = tf.reshape(len(slots), len(numbers))
         if len(slots) <= FEW_KEYS:  # a like-ticket query's check both ways: plain floats beat numpy's per-call cost
-            return self._few_totals(slots, boosts, tf.tolist(), hit.tolist(), k1)
+            return self._few_totals(slots, [boost for _, boost in boosts], tf.tolist(), hit.tolist(), k1)
         totals = np.zeros(len(slots), dtype=np.float64)
         for column, (_, boost) in enumerate(boosts):
             t = tf[:, column]
             totals += np.where(hit[:, column], boost * t / (k1 + t), 0.0)
         return {self.keys[slot]: float(totals[row]) for row, slot in enumerate(slots) if hit[row].any()}
 
-    def _few_totals(self, slots: list[int], boosts: list[tuple[int, float]], tf: list[list[float]],
+    def _few_totals(self, slots: list[int], boosts: list[float], tf: list[list[float]],
                     hit: list[list[bool]], k1: float) -> dict[str, float]:
         """The same sums as the numpy path, term by term in the query's order (so the same floats)."""
         found = {}
@@ -317,7 +317,7 @@ class PackedIndex:
             if not any(hit[row]):
                 continue
             total = 0.0
-            for column, (_, boost) in enumerate(boosts):
+            for column, boost in enumerate(boosts):
                 if hit[row][column]:
                     t = tf[row][column]
                     total += boost * t / (k1 + t)

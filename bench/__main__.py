@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"machine: {report['machine']['cpus']} cpus, {report['machine']['cpu']}, python {report['machine']['python']}; "
           f"load {report['machine']['load_average']} → {report['load_average_after']}")
-    print(f"date: {report['date']}  commit: {report['commit'][:12]}{' (dirty)' if report['dirty'] else ''}  "
+    print(f"date: {report['date']}  commit: {report['commit'][:12] if report['dirty'] is not None else report['commit']}{' (dirty)' if report['dirty'] else ''}  "
           f"took {report['seconds']} s")
     print(table(bench.figures))
     for failure in bench.failures:

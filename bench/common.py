@@ -92,7 +92,10 @@ def commit() -> dict[str, Any]:
             return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return ""
-    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+    head = git("rev-parse", "HEAD")
+    if not head:  # an exported tree, or no git: say so rather than leave it blank
+        return {"commit": "unknown (not a git checkout)", "dirty": None}
+    return {"commit": head, "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
 
 
 def wipe_postgres(url: str) -> None:

@@ -17,10 +17,10 @@ from sqlmodel import col, select
 
 from bench.common import Figure, pct, seeded
 from bench.doubles import BENCH_MODEL, ScriptModel, offline_responder, stand_in
-from bench.overhead import harness_run
+from bench.overhead import harness_run, run_approving
 from bench.slowtools import slow_registry
 from bot.agent.model import AnthropicModel
-from bot.db.models import Approval, Step
+from bot.db.models import Step
 from bot.runs.service import RunService
 
 
@@ -45,15 +45,7 @@ def end_to_end(url: str, runs: int, model_latency: float = 0.2, tool_latency: fl
                              registry=slow_registry(tool_latency))
         for i, ticket in enumerate(["KITE-142"] + [f"KITE-{101 + k}" for k in range(runs) if k != 41]):
             started = time.perf_counter()
-            run_id = service.start(f"handle {ticket}, and tell me if other customers have hit the same problem")
-            state = service.resume(run_id)
-            while state is not None and state.status == "awaiting_approval":
-                with db.session() as session:
-                    pending = session.exec(select(Approval.id).where(Approval.run_id == run_id,
-                                                                     Approval.status == "pending")).all()
-                for approval_id in pending:
-                    service.decide(approval_id, action="approve", actor="bench")
-                state = service.resume(run_id)
+            run_id = run_approving(service, f"handle {ticket}, and tell me if other customers have hit the same problem")
             wall = time.perf_counter() - started
             floor, calls = floor_of(db, run_id, model_latency, tool_latency)
             if i:  # the first run warms the client's connection and the search index

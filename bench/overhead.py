@@ -17,24 +17,31 @@ from sqlmodel import select
 from bench.common import Figure, pct, seeded
 from bench.doubles import ZeroLatencyModel
 from bot.agent.prompts import SYSTEM_PROMPT
+from bot.agent.state import RunStatus
 from bot.db.models import Approval
 from bot.runs.service import RunService
 from tools import REGISTRY, Tool, ToolContext, execute
 
 
-def harness_run(service: RunService, model: ZeroLatencyModel, ticket: str) -> tuple[float, int]:
-    """Seconds per turn (model time taken out) of one run through the harness, and its turns."""
-    model.spent, model.calls = 0.0, 0
-    started = time.perf_counter()
-    run_id = service.start(f"handle {ticket}")
+def run_approving(service: RunService, goal: str) -> int:
+    """Start a run and work it to its end, approving every draft at once (as a lead who clicks Approve)."""
+    run_id = service.start(goal)
     state = service.resume(run_id)
-    while state is not None and state.status == "awaiting_approval":
+    while state is not None and state.status == RunStatus.AWAITING_APPROVAL:
         with service.db.session() as session:
             pending = session.exec(select(Approval.id).where(Approval.run_id == run_id,
                                                              Approval.status == "pending")).all()
         for approval_id in pending:
             service.decide(approval_id, action="approve", actor="bench")
         state = service.resume(run_id)
+    return run_id
+
+
+def harness_run(service: RunService, model: ZeroLatencyModel, ticket: str) -> tuple[float, int]:
+    """Seconds per turn (model time taken out) of one run through the harness, and its turns."""
+    model.spent, model.calls = 0.0, 0
+    started = time.perf_counter()
+    run_approving(service, f"handle {ticket}")
     wall = time.perf_counter() - started
     return (wall - model.spent) / max(1, model.calls), model.calls
 

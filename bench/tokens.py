@@ -23,14 +23,13 @@ from contextlib import contextmanager
 from typing import Any
 
 import anthropic
-from sqlmodel import select
 
 import bot.agent.model as model_module
 from bench.common import Figure, seeded
 from bench.doubles import BENCH_MODEL, offline_responder, scripted_responder, stand_in
+from bench.overhead import run_approving
 from bot.agent import pricing
 from bot.agent.prompts import SYSTEM_PROMPT
-from bot.db.models import Approval
 from bot.runs.service import RunService
 from tests.fakes.anthropic_server import MessagesAPIServer
 from tools import REGISTRY, ToolContext, execute
@@ -99,15 +98,7 @@ def harness_runs(url: str, responder: Callable[[dict[str, Any]], Any], goals: li
         client = model_module.AnthropicModel(api_key=KEY, model=BENCH_MODEL, base_url=api.url, max_retries=0)
         service = RunService(db, settings, model_factory=lambda: client)
         for goal in goals:
-            run_id = service.start(goal)
-            state = service.resume(run_id)
-            while state is not None and state.status == "awaiting_approval":
-                with db.session() as session:
-                    pending = session.exec(select(Approval.id).where(Approval.run_id == run_id,
-                                                                     Approval.status == "pending")).all()
-                for approval_id in pending:
-                    service.decide(approval_id, action="approve", actor="bench")
-                state = service.resume(run_id)
+            run_approving(service, goal)
         bill = billed(api)
     db.engine.dispose()
     return bill

@@ -107,3 +107,14 @@ def db(settings: Settings):  # type: ignore[no-untyped-def]
     seed_desk(database, settings.data_dir)
     yield database
     database.engine.dispose()
+
+
+@pytest.fixture
+def harness(settings, db):
+    """The Slack app on signed HTTP against the Web API stand-in (tests/slack_harness.py), drained and stopped
+    after the test."""
+    from tests.slack_harness import start_harness
+
+    h, stop = start_harness(settings, db)
+    yield h
+    stop()

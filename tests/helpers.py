@@ -18,6 +18,11 @@ def service_with(db: Database, settings: Settings, model: Any, **overrides: Any)
     return RunService(db, settings, model_factory=lambda: model)
 
 
+def all_runs(db: Database) -> list[Run]:
+    with db.session() as session:
+        return list(session.exec(select(Run)).all())
+
+
 def run_row(db: Database, run_id: int) -> Run:
     with db.session() as session:
         return session.get(Run, run_id)

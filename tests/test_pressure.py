@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from bot import pressure
 
@@ -23,28 +25,10 @@ def test_nothing_answered_nothing_waits():
     assert time.monotonic() - started < 1.0
 
 
-def test_background_work_waits_for_the_request_and_then_goes():
-    release = threading.Event()
-    inside = threading.Event()
-
-    def request() -> None:
-        with pressure.answering():
-            inside.set()
-            release.wait(10)
-
-    answering = threading.Thread(target=request, daemon=True)
-    answering.start()
-    assert inside.wait(5)
-    waiter, done = _waiter(30.0)
-    assert not done.wait(0.3), "a run's next step went ahead while Slack waited for an answer"
-    release.set()
-    assert done.wait(5), "the run did not go on once the request was answered"
-    answering.join(5)
-
-
-def test_the_wait_is_bounded():
-    release = threading.Event()
-    inside = threading.Event()
+@contextmanager
+def _request_being_answered() -> Iterator[threading.Event]:
+    """A request held inside `answering()` until the returned event is set (or the block ends)."""
+    release, inside = threading.Event(), threading.Event()
 
     def request() -> None:
         with pressure.answering():
@@ -55,8 +39,21 @@ def test_the_wait_is_bounded():
     answering.start()
     assert inside.wait(5)
     try:
-        waiter, done = _waiter(0.05)
-        assert done.wait(5), "background work waited past its bound"
+        yield release
     finally:
         release.set()
         answering.join(5)
+
+
+def test_background_work_waits_for_the_request_and_then_goes():
+    with _request_being_answered() as release:
+        _, done = _waiter(30.0)
+        assert not done.wait(0.3), "a run's next step went ahead while Slack waited for an answer"
+        release.set()
+        assert done.wait(5), "the run did not go on once the request was answered"
+
+
+def test_the_wait_is_bounded():
+    with _request_being_answered():
+        _, done = _waiter(0.05)
+        assert done.wait(5), "background work waited past its bound"

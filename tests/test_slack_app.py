@@ -14,13 +14,6 @@ from tests.slack_harness import start_harness
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
 
 
-@pytest.fixture
-def harness(settings, db):
-    h, stop = start_harness(settings, db)
-    yield h
-    stop()
-
-
 def first_run(db) -> Run:
     with db.session() as session:
         from sqlmodel import select

@@ -6,26 +6,14 @@ import json
 import threading
 
 import pytest
-from sqlmodel import select
 
-from bot.db.models import Run, Ticket
+from bot.db.models import Ticket
 from tests.fakes.scripted import ScriptedModel, respond, text, use
+from tests.helpers import all_runs as runs
 from tests.helpers import approvals_of, staff_replies
 from tests.slack_harness import start_harness
 
 GOAL = "handle KITE-142"
-
-
-@pytest.fixture
-def harness(settings, db):
-    h, stop = start_harness(settings, db)
-    yield h
-    stop()
-
-
-def runs(db) -> list[Run]:
-    with db.session() as session:
-        return list(session.exec(select(Run)).all())
 
 
 def cards(h) -> list[dict]:

@@ -27,13 +27,6 @@ GOAL = "handle KITE-142"
 ROOT = Path(__file__).parents[2]
 
 
-@pytest.fixture
-def harness(settings, db):
-    h, stop = start_harness(settings, db)
-    yield h
-    stop()
-
-
 def queue_posts(h) -> list[dict]:
     """What the queue channel shows (calls Slack refused during an outage left nothing there)."""
     with h.slack._lock:

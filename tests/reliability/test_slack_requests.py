@@ -13,24 +13,12 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from sqlmodel import select
 
-from bot.db.models import Approval, Delivery, Run
+from bot.db.models import Approval, Delivery
+from tests.helpers import all_runs as runs
 from tests.helpers import staff_replies
-from tests.slack_harness import start_harness
 
 GOAL = "handle KITE-142"
 HOSTILE = "<!channel> <!everyone> <http://evil.example|kitebase.com/login> <@U0ADMIN>"
-
-
-@pytest.fixture
-def harness(settings, db):
-    h, stop = start_harness(settings, db)
-    yield h
-    stop()
-
-
-def runs(db) -> list[Run]:
-    with db.session() as session:
-        return list(session.exec(select(Run)).all())
 
 
 def every_text_posted(h) -> list[str]:

@@ -97,7 +97,8 @@ class PackedIndex:
     def __init__(self, fields: tuple[str, ...], vocabulary: Vocabulary):
         self.fields, self.vocabulary = fields, vocabulary
         self.words = WordCounts(self)
-        self._idf_cache: dict[int, float] = {}  # document frequency -> idf, for the current document count
+        self._idf_cache: dict[int, float] = {}  # document frequency -> idf, for `_idf_documents` documents
+        self._idf_documents = -1
         self._load([])
 
     # --- documents -----------------------------------------------------------------------------------
@@ -188,9 +189,9 @@ class PackedIndex:
     def idf_of_df(self, df: int) -> float:
         n = len(self.slot_of)
         cache = self._idf_cache
-        if cache.get(-1) != n:  # the statistics changed: forget
+        if self._idf_documents != n:  # a document came or went: the idf of every df changed
             cache.clear()
-            cache[-1] = n
+            self._idf_documents = n
         value = cache.get(df)
         if value is None:
             value = cache[df] = math.log(1 + (n - df + 0.5) / (df + 0.5))

@@ -38,7 +38,7 @@ def _clear() -> bool:
     return not _answering and time.monotonic() - _last_answer >= QUIET
 
 
-def let_requests_pass(max_wait: float = 0.05) -> None:
+def let_requests_pass(max_wait: float = 0.5) -> None:
     """Wait until no request is being (or was just) answered, or `max_wait` seconds, whichever comes first."""
     if _clear():  # the common case, without the lock
         return

@@ -94,6 +94,8 @@ def serve(settings: Settings) -> int:
     app, ctx = build_app(settings, db)
     ctx.identity.learn_in_background(ctx.client)
     ctx.service.warm_up()  # the first burst of mentions must not pay for compiling statements
+    if settings.execution == "embedded":
+        ctx.dispatch.start_threads()  # nor for starting the run threads
     liveness = Liveness(db, ctx.service.owner, "serve").start()
     background = Background(settings, ctx) if settings.execution == "embedded" else None
     if background is None:

@@ -17,6 +17,7 @@ logger = logging.getLogger(__name__)
 class Dispatcher:
     def __init__(self, service: RunService, workers: int):
         self.service = service
+        self.workers = workers
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kitebase-run")
         self.futures: list[Future[RunState | None]] = []
         self._queued: dict[int, int] = {}  # run id -> continuations asked for while queued or running
@@ -35,7 +36,7 @@ class Dispatcher:
     def _continue(self, run_id: int) -> RunState | None:
         state = None
         while True:
-            let_requests_pass(0.2)
+            let_requests_pass(0.5)
             try:
                 state = self.service.resume(run_id)
             except Exception:
@@ -46,6 +47,15 @@ class Dispatcher:
                     self._queued.pop(run_id, None)
                     return state
                 self._queued[run_id] = 0  # a decision or follow-up arrived meanwhile: look once more
+
+    def start_threads(self) -> None:
+        """Start every pool thread now. The pool otherwise starts one per dispatch, inside the Slack request
+        that dispatched it, and a thread start waits for the new thread to be scheduled: in a burst of
+        mentions that waiting, fifty times over, is what the last requests' acknowledgements waited for."""
+        started = threading.Barrier(self.workers + 1)
+        for _ in range(self.workers):
+            self.pool.submit(started.wait)
+        started.wait()
 
     def busy(self) -> bool:
         with self._lock:

@@ -114,7 +114,7 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
     run_id = session.connection().execute(_INSERT_RUN, params).scalar()
     if run_id is None:
         return _tell(session, request, no_such_ticket(ticket_id))
-    new = Run(id=run_id, **values)  # what the outbox needs to know of it (never added to the session)
+    new = outbox.NewRun(id=run_id, ticket_id=ticket_id, model=model, origin=values["origin"])
     if request.ts is None:
         outbox.request(session, new, goal)
     outbox.timeline(session, new, 1, {"kind": "start"})

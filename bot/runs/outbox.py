@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import update
 from sqlmodel import Session, col, select
@@ -37,7 +37,28 @@ class Where:
     parent_id: int | None = None
 
 
-def thread_of(run: Run) -> Where | None:
+class RunRef(Protocol):
+    """What the outbox needs to know of a run: a stored `Run`, or the intake's `NewRun` (building a `Run`
+    object costs a fifth of a Slack request's time, and the intake only needs these four fields)."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def ticket_id(self) -> str | None: ...
+    @property
+    def model(self) -> str: ...
+    origin: dict[str, Any] | None
+
+
+@dataclass
+class NewRun:
+    id: int
+    ticket_id: str | None
+    model: str
+    origin: dict[str, Any] | None
+
+
+def thread_of(run: RunRef) -> Where | None:
     origin = run.origin or {}
     if origin.get("channel") and origin.get("thread_ts"):
         return Where(str(origin["channel"]), str(origin["thread_ts"]))
@@ -98,7 +119,7 @@ def after_step(session: Session, run: Run, step_number: int, *, old_status: str,
 
 # --- a run's thread --------------------------------------------------------------------------------
 
-def timeline(session: Session, run: Run, first_step: int, opening: dict[str, Any]) -> None:
+def timeline(session: Session, run: RunRef, first_step: int, opening: dict[str, Any]) -> None:
     """Open a new stretch of the run's timeline: one evolving message (or stream) for the steps from here.
     `opening` says why it opens: {"kind": "start" | "follow_up" | "resumed" | "continue", "actor": …}."""
     where = thread_of(run)
@@ -149,7 +170,7 @@ def final(session: Session, run: Run, step_number: int) -> None:
                  "tokens": run.total_tokens, "cost_usd": run.cost_usd})
 
 
-def request(session: Session, run: Run, text: str) -> int:
+def request(session: Session, run: RunRef, text: str) -> int:
     """A slash command's run needs a message to thread under: "<@lead> asked: …", posted first."""
     origin = run.origin or {}
     row_id = put(session, key=f"request:{run.id}", kind="request", priority=FIRST, run_id=run.id,

@@ -89,7 +89,7 @@ class OutboxSender:
     def _loop(self) -> None:
         while not self._stop.is_set():
             outbox.wake.clear()
-            let_requests_pass(0.2)
+            let_requests_pass(0.5)
             started = time.monotonic()
             try:
                 delay = self.tick()

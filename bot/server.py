@@ -22,6 +22,7 @@ from bot.config import Settings
 from bot.db.engine import Database, urgent_writes
 from bot.db.open import open_database
 from bot.pressure import answering
+from bot.runs.dispatch import Dispatcher
 from bot.runs.processes import Liveness
 from bot.slack.requests import MAX_BODY, check_request
 from bot.telemetry.slack_requests import traced_wsgi
@@ -94,8 +95,8 @@ def serve(settings: Settings) -> int:
     app, ctx = build_app(settings, db)
     ctx.identity.learn_in_background(ctx.client)
     ctx.service.warm_up()  # the first burst of mentions must not pay for compiling statements
-    if settings.execution == "embedded":
-        ctx.dispatch.start_threads()  # nor for starting the run threads
+    if isinstance(ctx.dispatch, Dispatcher):
+        ctx.dispatch.start_threads()  # nor for starting the run threads (embedded: runs continue here)
     liveness = Liveness(db, ctx.service.owner, "serve").start()
     background = Background(settings, ctx) if settings.execution == "embedded" else None
     if background is None:

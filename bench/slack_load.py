@@ -9,6 +9,7 @@ Prints one JSON object: the acknowledgement latency of every request in millisec
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import socket
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.fakes import slack_requests  # noqa: E402
 from tests.fakes.slack_requests import SlackSender  # noqa: E402
 
 
@@ -32,6 +34,9 @@ def main() -> None:
     parser.add_argument("--sequential", action="store_true")
     parser.add_argument("--pause", type=float, default=0.2, help="seconds between sequential requests")
     args = parser.parse_args()
+    # Message timestamps (and so delivery keys) unique to this invocation: a second burst at the same server
+    # must be new mentions, not Slack retries of the first one.
+    slack_requests._ids = itertools.count(int(time.time() * 1000) % 10**8)
     sender = SlackSender(args.url, args.secret)
     results: list[tuple[int, float, int]] = []
     lock, start = threading.Lock(), threading.Barrier(1 if args.sequential else args.mentions)

@@ -21,9 +21,11 @@ from bot.app import build_app
 from bot.config import Settings
 from bot.db.engine import Database, urgent_writes
 from bot.db.open import open_database
+from bot.listeners.events import take_event
 from bot.pressure import answering
 from bot.runs.dispatch import Dispatcher
 from bot.runs.processes import Liveness
+from bot.slack.context import SlackContext
 from bot.slack.requests import MAX_BODY, check_request
 from bot.telemetry.slack_requests import traced_wsgi
 
@@ -31,8 +33,11 @@ logger = logging.getLogger(__name__)
 Start = Callable[..., Any]
 
 
-def make_wsgi(app: App, db: Database, signing_secret: str | None = None) -> Callable[..., Iterable[bytes]]:
+def make_wsgi(app: App, ctx: SlackContext, signing_secret: str | None = None) -> Callable[..., Iterable[bytes]]:
+    """/healthz, and /slack/events: the signature checked first; then mentions and messages recorded straight
+    from the body (bot/listeners/events.take_event), everything else through Bolt."""
     slack = SlackRequestHandler(app, path="/slack/events")
+    db = ctx.db
 
     def wsgi(environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == "/healthz":
@@ -48,6 +53,10 @@ def make_wsgi(app: App, db: Database, signing_secret: str | None = None) -> Call
                 return _json(start_response, problem.status, {"ok": False, "error": problem.message})
             environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
             with answering(), urgent_writes():  # Slack waits for this answer: it goes before the runs' work
+                if headers["content-type"].startswith("application/json"):
+                    answer = _take_event(ctx, body, start_response)
+                    if answer is not None:
+                        return answer
                 try:
                     return slack(environ, start_response)
                 except Exception:  # Bolt itself choked on the payload (our listeners' errors are handled inside)
@@ -56,6 +65,23 @@ def make_wsgi(app: App, db: Database, signing_secret: str | None = None) -> Call
         return slack(environ, start_response)
 
     return traced_wsgi(wsgi)  # with tracing, a span per Slack request (else `wsgi` itself)
+
+
+def _take_event(ctx: SlackContext, body: bytes, start_response: Start) -> Iterable[bytes] | None:
+    """The answer when the body was an event this path records; None to let Bolt route it."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return None  # Bolt answers it (a malformed body is a 400 there)
+    try:
+        if not isinstance(payload, dict) or not take_event(ctx, payload):
+            return None
+    except Exception:  # the answer Bolt gives when a listener fails: a 500, and Slack retries the event
+        logger.exception("a Slack event could not be recorded (Slack gets a 500 and retries)")
+        return _json(start_response, "500 Internal Server Error",
+                     {"ok": False, "error": "the event could not be recorded; Slack will retry it"})
+    start_response("200 OK", [("Content-Length", "0")])
+    return [b""]
 
 
 def _read(environ: dict[str, Any]) -> bytes | None:
@@ -107,7 +133,7 @@ def serve(settings: Settings) -> int:
     try:
         if background is not None:
             background.start()
-        return _listen(settings, app, db)
+        return _listen(settings, app, ctx)
     finally:
         if background is not None:
             background.stop()
@@ -115,7 +141,7 @@ def serve(settings: Settings) -> int:
         liveness.stop()
 
 
-def _listen(settings: Settings, app: App, db: Database) -> int:
+def _listen(settings: Settings, app: App, ctx: SlackContext) -> int:
     if settings.slack_app_token is not None:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
@@ -126,7 +152,7 @@ def _listen(settings: Settings, app: App, db: Database) -> int:
 
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
-    waitress_serve(make_wsgi(app, db, secret), host="0.0.0.0", port=settings.port, threads=settings.http_threads,
+    waitress_serve(make_wsgi(app, ctx, secret), host="0.0.0.0", port=settings.port, threads=settings.http_threads,
                    ident="kitebase")
     return 0
 

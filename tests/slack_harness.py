@@ -93,7 +93,7 @@ def start_harness(settings: Settings, db: Database, *, model_factory: Any = None
     sender = OutboxSender(db, settings, make_client(settings))
     if settings.execution != "queue":
         sender.start()
-    server = create_server(make_wsgi(app, db, SECRET), host="127.0.0.1", port=0, threads=8)
+    server = create_server(make_wsgi(app, ctx, SECRET), host="127.0.0.1", port=0, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.effective_port}"

@@ -8,8 +8,11 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import bindparam, exists, insert, update
+from sqlalchemy import String, bindparam, cast, exists, insert, literal, null, true, update
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -67,6 +70,10 @@ def record(db: Database, request: Request, *, model: str, max_goal_chars: int) -
     The first attempt counts on the database's one-live-run-per-ticket index rather than looking first
     (Slack waits for this); when the index refuses, the request is recorded again, looking first, so the
     thread is told which run already works the ticket."""
+    if request.ts is not None and request.thread_ts in (None, request.ts):
+        run_id = _record_new(db, request, model=model, max_goal_chars=max_goal_chars)
+        if run_id is not None:
+            return Intake(run_id=run_id)
     for attempt in range(ATTEMPTS):
         try:
             with db.session() as session:
@@ -78,6 +85,46 @@ def record(db: Database, request: Request, *, model: str, max_goal_chars: int) -
                 raise
             logger.info("request %s: its ticket already has a live run; recording it again", request.key)
     raise AssertionError("unreachable")
+
+
+def _record_new(db: Database, request: Request, *, model: str, max_goal_chars: int) -> int | None:
+    """The common request, a new mention or DM that names a known ticket with no live run, recorded at the
+    cost of one statement on PostgreSQL (one round trip: the delivery key, the run and its first message as
+    one INSERT with data-modifying CTEs, atomic on its own) and of one short transaction on SQLite.
+
+    None when anything is out of the ordinary (no ticket named, an unknown ticket, a duplicate delivery, a
+    live run on the ticket): nothing was written, and `record` takes the request the careful way."""
+    goal = strip_mentions(clean_text(request.text))
+    try:
+        ticket_id = goal_ticket(goal, max_goal_chars)
+    except BadInput:
+        return None
+    now = utcnow()
+    origin = {"surface": "slack", "channel": request.channel, "thread_ts": request.reply_ts, "team": request.team,
+              "user": request.user, "ts": request.ts}
+    run = {**dict.fromkeys(c.name for c in _RUN_COLUMNS), "goal": goal, "ticket_id": ticket_id,
+           "status": RunStatus.QUEUED, "model": model, "started_by": request.user, "origin": origin,
+           "thread_key": f"{request.channel}:{request.reply_ts}",
+           "messages": [{"role": "user", "content": [{"type": "text", "text": goal}]}],
+           "created_at": now, "updated_at": now, **_NEW_RUN}
+    first = outbox.first_message(channel=request.channel, thread_ts=request.reply_ts, ticket_id=ticket_id, model=model)
+    params = {**run, **{f"o_{k}": v for k, v in first.items()}, "d_key": request.key, "known_ticket": ticket_id}
+    try:
+        if db.dialect == "postgresql":
+            with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                run_id = conn.execute(_NEW_AT_ONCE, params).scalar()
+        else:
+            with db.engine.begin() as conn:
+                if conn.execute(_CLAIM_KNOWN, params).scalar() is None:
+                    conn.rollback()
+                    return None
+                run_id = conn.execute(_INSERT_RUN, params).scalar()
+                conn.execute(_INSERT_FIRST, {**params, "o_run_id": run_id, "o_key": outbox.timeline_key(run_id, 1)})
+    except IntegrityError:  # the ticket's live run (the one-live-run index refused the statement as a whole)
+        return None
+    if run_id is not None:
+        outbox.wake.set()
+    return run_id
 
 
 def _claim(session: Session, key: str) -> bool:
@@ -151,6 +198,39 @@ _INSERT_RUN = insert(_RUN).from_select(
     select(*[bindparam(c.name, type_=c.type) for c in _RUN_COLUMNS]).where(
         exists().where(_TICKET.c.id == bindparam("known_ticket")))).returning(_RUN.c.id)
 _NEW_RUN = {"steps": 0, "cost_usd": 0.0, **Usage().model_dump(), **Allowance().model_dump()}
+_CLAIM_KNOWN = sqlite_insert(_DELIVERY).from_select(
+    ["key", "run_id", "created_at"],
+    select(bindparam("d_key", type_=_DELIVERY.c.key.type), null(), bindparam("created_at", type_=_DELIVERY.c.created_at.type))
+    .where(exists().where(_TICKET.c.id == bindparam("known_ticket")))).on_conflict_do_nothing(
+    index_elements=["key"]).returning(_DELIVERY.c.key)
+_INSERT_FIRST = insert(outbox.OUTBOX).values({c.name: bindparam(f"o_{c.name}", type_=c.type)
+                                              for c in outbox.OUTBOX.c if c.name != "id"})
+
+
+def _new_at_once() -> Any:
+    """PostgreSQL: claim the delivery key (if the ticket exists), insert the run (if claimed) and its first
+    message (if inserted), as one statement; it returns the run's id, or no row."""
+    claim = postgresql.insert(_DELIVERY).from_select(
+        ["key", "run_id", "created_at"],
+        select(bindparam("d_key", type_=_DELIVERY.c.key.type), null(),
+               bindparam("created_at", type_=_DELIVERY.c.created_at.type))
+        .where(exists().where(_TICKET.c.id == bindparam("known_ticket")))).on_conflict_do_nothing(
+        index_elements=["key"]).returning(_DELIVERY.c.key).cte("claim")
+    new_run = insert(_RUN).from_select(
+        [c.name for c in _RUN_COLUMNS],
+        select(*[bindparam(c.name, type_=c.type) for c in _RUN_COLUMNS]).select_from(claim)
+    ).returning(_RUN.c.id).cte("new_run")
+    columns = [c for c in outbox.OUTBOX.c if c.name != "id"]
+    made = {"run_id": new_run.c.id,
+            "key": literal("timeline:") + cast(new_run.c.id, String) + literal(":1")}
+    first = insert(outbox.OUTBOX).from_select(
+        [c.name for c in columns],
+        select(*[made.get(c.name, bindparam(f"o_{c.name}", type_=c.type)) for c in columns]).select_from(new_run)
+    ).returning(outbox.OUTBOX.c.id).cte("first_message")
+    return select(new_run.c.id).select_from(new_run.join(first, true()))
+
+
+_NEW_AT_ONCE = _new_at_once()
 _LINK = update(_DELIVERY).where(_DELIVERY.c.key == bindparam("k")).values(run_id=bindparam("r"))
 
 

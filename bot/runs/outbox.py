@@ -21,7 +21,7 @@ from bot.db.models import LIVE_STATUSES, Approval, Escalation, Missing, Outbox, 
 from bot.db.statements import changed, insert_ignore
 
 ANSWER, FIRST, PROGRESS, BACKGROUND = 0, 1, 2, 3  # priorities: answers to people go first
-_OUTBOX = table_of(Outbox)
+OUTBOX = _OUTBOX = table_of(Outbox)
 
 # Set after a session that wrote rows commits: the sender in this process looks at once instead of polling.
 wake = threading.Event()
@@ -72,10 +72,8 @@ def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | N
         thread_ts: str | None = None, user: str | None = None, payload: dict[str, Any] | None = None) -> int:
     """Add the row for `key`, or bump it if it exists (its message will show the newest state). Race-free:
     two writers of the same key leave one row."""
-    values = {"key": key, "kind": kind, "priority": priority, "run_id": run_id, "ref_id": ref_id,
-              "parent_id": parent_id, "channel": channel, "thread_ts": thread_ts, "user": user, "payload": payload,
-              "version": 1, "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
-              "created_at": utcnow(), "updated_at": utcnow()}
+    values = new_row(key=key, kind=kind, priority=priority, run_id=run_id, ref_id=ref_id, parent_id=parent_id,
+                     channel=channel, thread_ts=thread_ts, user=user, payload=payload)
     inserted = insert_ignore(session, _OUTBOX, values, conflict=("key",), returning="id")
     _mark(session)
     if inserted is not None:
@@ -85,6 +83,16 @@ def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | N
     if row_id is None:  # typed Optional for rows not yet inserted; a stored key is never NULL
         raise Missing(f"outbox row {key} has no id")
     return row_id
+
+
+def new_row(**values: Any) -> dict[str, Any]:
+    """Every column of a new row (what a writer does not say is NULL), pending for the sender now."""
+    now = utcnow()
+    return {**_EMPTY_ROW, "version": 1, "sent_version": 0, "status": "pending", "attempts": 0,
+            "next_attempt_at": now, "created_at": now, "updated_at": now, **values}
+
+
+_EMPTY_ROW = dict.fromkeys(c.name for c in _OUTBOX.c if c.name != "id")
 
 
 def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -> bool:
@@ -125,10 +133,24 @@ def timeline(session: Session, run: RunRef, first_step: int, opening: dict[str, 
     where = thread_of(run)
     if where is None:
         return
-    put(session, key=f"timeline:{run.id}:{first_step}", kind="timeline", priority=FIRST, run_id=run.id,
+    put(session, key=timeline_key(run.id, first_step), kind="timeline", priority=FIRST, run_id=run.id,
         channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
-        payload={"from_step": first_step, "to_step": None, "opening": opening, "ticket_id": run.ticket_id,
-                 "model": run.model})
+        payload=_timeline_payload(first_step, opening, run.ticket_id, run.model))
+
+
+def timeline_key(run_id: int | None, first_step: int) -> str:
+    return f"timeline:{run_id}:{first_step}"
+
+
+def _timeline_payload(first_step: int, opening: dict[str, Any], ticket_id: str | None, model: str) -> dict[str, Any]:
+    return {"from_step": first_step, "to_step": None, "opening": opening, "ticket_id": ticket_id, "model": model}
+
+
+def first_message(*, channel: str, thread_ts: str | None, ticket_id: str, model: str) -> dict[str, Any]:
+    """The row of a new run's first message (its timeline from step 1), for the intake's one-statement insert;
+    `key` and `run_id` are filled in by the statement (the run's id is not known before it)."""
+    return new_row(kind="timeline", priority=FIRST, channel=channel, thread_ts=thread_ts,
+                   payload=_timeline_payload(1, {"kind": "start"}, ticket_id, model))
 
 
 def step_stored(session: Session, run: Run, step_number: int) -> None:

@@ -151,6 +151,9 @@ def _listen(settings: Settings, app: App, ctx: SlackContext) -> int:
     from waitress import serve as waitress_serve
 
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    # waitress warns once per request queued behind its busy threads: in a burst of mentions that is a log line
+    # per mention, written by the thread that reads the next requests (and a burst is normal here).
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
     waitress_serve(make_wsgi(app, ctx, secret), host="0.0.0.0", port=settings.port, threads=settings.http_threads,
                    ident="kitebase")

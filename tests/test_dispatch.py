@@ -4,8 +4,10 @@ never waits for a thread to be born inside a Slack request."""
 from __future__ import annotations
 
 import threading
+import time
 
 from bot.db.open import open_database
+from bot.pressure import answering
 from bot.runs.dispatch import Dispatcher
 from bot.runs.service import RunService
 from tests.conftest import make_settings
@@ -30,4 +32,38 @@ def test_start_threads_starts_the_whole_pool_and_dispatch_starts_none(sqlite_url
         assert _run_threads() - before == pool  # the same threads did the work; none was started for it
     finally:
         dispatcher.shutdown()
+        db.engine.dispose()
+
+
+def test_runs_dispatched_while_slack_waits_are_held_then_all_run(sqlite_url):
+    """Fifty mentions at once must not wake fifty run threads while the rest of them wait for an answer:
+    what is dispatched during a request reaches the pool once the requests are answered."""
+    settings = make_settings(sqlite_url)
+    db = open_database(settings)
+    dispatcher = Dispatcher(RunService(db, settings), workers=6)
+    before = _run_threads()
+    try:
+        with answering():
+            futures = [dispatcher(run_id) for run_id in range(1, 6)]
+            time.sleep(0.2)
+            assert _run_threads() - before == set()  # no pool thread was started, let alone woken
+            assert not any(f is None or f.done() for f in futures)
+        dispatcher.drain(timeout=30)
+        assert all(f is not None and f.done() and f.result() is None for f in futures)  # no such runs
+        assert not dispatcher.busy()
+    finally:
+        dispatcher.shutdown()
+        db.engine.dispose()
+
+
+def test_shutdown_hands_over_what_is_held(sqlite_url):
+    settings = make_settings(sqlite_url)
+    db = open_database(settings)
+    dispatcher = Dispatcher(RunService(db, settings), workers=2)
+    try:
+        with answering():
+            future = dispatcher(1)
+            dispatcher.shutdown()  # does not wait for the request: the held run goes to the pool, which finishes
+        assert future is not None and future.done()
+    finally:
         db.engine.dispose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -23,11 +24,12 @@ def make_engine(url: str) -> Engine:
     """Create an engine for `url` (sqlite:///file.db or postgresql+psycopg://...)."""
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
-                               pool_size=20, max_overflow=100)
+                               pool_size=20, max_overflow=100, pool_use_lifo=True)
         event.listen(engine, "connect", _sqlite_pragmas)
-        WriteGate().attach(engine)
+        _gates[engine] = WriteGate().attach(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
+    # LIFO: the connections used most stay warm (their prepared statements and caches), the rest go idle
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, pool_use_lifo=True,
                          connect_args={"connect_timeout": 10} if url.startswith("postgresql") else {})
 
 
@@ -43,6 +45,12 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
 
 
 _urgent = threading.local()
+_gates: weakref.WeakKeyDictionary[Engine, WriteGate] = weakref.WeakKeyDictionary()
+
+
+def write_gate(engine: Engine) -> WriteGate | None:
+    """The engine's write gate (SQLite), for writes made on the driver's connection itself."""
+    return _gates.get(engine)
 
 
 @contextmanager
@@ -72,7 +80,7 @@ class WriteGate:
         self._urgent_waiting = 0
         self.holders: set[int] = set()  # ids of the DBAPI connections inside a write transaction
 
-    def attach(self, engine: Engine) -> None:
+    def attach(self, engine: Engine) -> WriteGate:
         event.listen(engine, "before_cursor_execute", self._before)
         event.listen(engine, "reset", lambda dbapi_connection, *rest: self._release(dbapi_connection))
         dialect = engine.dialect
@@ -87,6 +95,21 @@ class WriteGate:
                     self._release(dbapi_connection)
 
             setattr(dialect, name, finish)
+        return self
+
+    @contextmanager
+    def held(self, dbapi_connection: DBAPIConnection) -> Iterator[None]:
+        """Hold the gate around writes made on the driver's connection (no SQLAlchemy events fire there);
+        the caller commits or rolls back inside the block."""
+        if not self._acquire(bool(getattr(_urgent, "on", False))):
+            logger.warning("waited %g s for this process's other SQLite writer; going ahead", self.TIMEOUT)
+            yield
+            return
+        self.holders.add(id(dbapi_connection))
+        try:
+            yield
+        finally:
+            self._release(dbapi_connection)
 
     def _before(self, conn: Connection, cursor: DBAPICursor, statement: str, parameters: Any,
                 context: ExecutionContext | None, executemany: bool) -> None:

@@ -1,5 +1,9 @@
 """Run agent work off the request threads: a bounded pool of our own (Slack's request threads stay free).
-A run already queued or running here is not queued twice; its continuation sees the newest state anyway."""
+A run already queued or running here is not queued twice; its continuation sees the newest state anyway.
+
+A dispatch made while Slack requests are being answered is held, and handed to the pool by one starter
+thread once they are answered: fifty mentions at once wake one thread, not fifty (each woken thread takes
+Python's lock from the requests still waiting for it)."""
 
 from __future__ import annotations
 
@@ -22,6 +26,10 @@ class Dispatcher:
         self.futures: list[Future[RunState | None]] = []
         self._queued: dict[int, int] = {}  # run id -> continuations asked for while queued or running
         self._lock = threading.Lock()
+        self._held: list[tuple[int, Future[RunState | None]]] = []  # dispatched, not yet handed to the pool
+        self._arrived = threading.Event()
+        self._closing = False
+        self._starter: threading.Thread | None = None
 
     def __call__(self, run_id: int) -> Future[RunState | None] | None:
         with self._lock:
@@ -29,9 +37,38 @@ class Dispatcher:
                 self._queued[run_id] += 1
                 return None
             self._queued[run_id] = 0
-            future = self.pool.submit(self._continue, run_id)
+            future: Future[RunState | None] = Future()
+            self._held.append((run_id, future))
             self.futures = [f for f in self.futures if not f.done()] + [future]
-            return future
+            if self._starter is None:
+                self._start_starter()
+        self._arrived.set()
+        return future
+
+    def _start_starter(self) -> None:
+        self._starter = threading.Thread(target=self._hand_over, name="kitebase-starter", daemon=True)
+        self._starter.start()
+
+    def _hand_over(self) -> None:
+        while True:
+            self._arrived.wait()
+            self._arrived.clear()
+            if not self._closing:
+                let_requests_pass(0.5)
+            with self._lock:
+                held, self._held = self._held, []
+            for run_id, future in held:
+                self.pool.submit(self._run, run_id, future)
+            if self._closing:
+                return
+
+    def _run(self, run_id: int, future: Future[RunState | None]) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(self._continue(run_id))
+        except BaseException as exc:  # _continue logs its runs' errors; this is the pool itself failing
+            future.set_exception(exc)
 
     def _continue(self, run_id: int) -> RunState | None:
         state = None
@@ -56,6 +93,9 @@ class Dispatcher:
         for _ in range(self.workers):
             self.pool.submit(started.wait)
         started.wait()
+        with self._lock:
+            if self._starter is None:
+                self._start_starter()
 
     def busy(self) -> bool:
         with self._lock:
@@ -66,4 +106,11 @@ class Dispatcher:
             future.result(timeout=timeout)
 
     def shutdown(self) -> None:
+        """Hand what is held to the pool, and wait for the pool to finish."""
+        with self._lock:
+            self._closing = True
+            starter = self._starter
+        self._arrived.set()
+        if starter is not None:
+            starter.join()
         self.pool.shutdown(wait=True, cancel_futures=False)

@@ -102,7 +102,8 @@ class RunService:
 
     def warm_up(self) -> None:
         """Before serving: build the model client and compile the statements a request waits on."""
-        intake.warm_up(self.db, model=self.model_name, max_goal_chars=self.settings.max_goal_chars)
+        intake.warm_up(self.db, model=self.model_name, max_goal_chars=self.settings.max_goal_chars,
+                       connections=self.settings.http_threads)
 
     def record_request(self, request: Request) -> Intake:
         """A Slack request, recorded in one transaction before Slack is acknowledged (see bot/runs/intake.py)."""

@@ -236,11 +236,19 @@ _INSERT_RUN = insert(_RUN).from_select(
     select(*[bindparam(c.name, type_=c.type) for c in _RUN_COLUMNS]).where(
         exists().where(_TICKET.c.id == bindparam("known_ticket")))).returning(_RUN.c.id)
 _NEW_RUN_IF_KNOWN = Prepared(_INSERT_RUN)
-_CLAIM_KNOWN = Prepared(sqlite_insert(_DELIVERY).from_select(
-    ["key", "run_id", "created_at"],
-    select(bindparam("d_key", type_=_DELIVERY.c.key.type), null(), bindparam("created_at", type_=_DELIVERY.c.created_at.type))
-    .where(exists().where(_TICKET.c.id == bindparam("known_ticket")))).on_conflict_do_nothing(
-    index_elements=["key"]).returning(_DELIVERY.c.key))
+
+
+def _claim_if_known(dialect_insert: Any) -> Any:
+    """INSERT the delivery key if the ticket exists and the key is new; RETURNING the key (no row otherwise)."""
+    return dialect_insert(_DELIVERY).from_select(
+        ["key", "run_id", "created_at"],
+        select(bindparam("d_key", type_=_DELIVERY.c.key.type), null(),
+               bindparam("created_at", type_=_DELIVERY.c.created_at.type))
+        .where(exists().where(_TICKET.c.id == bindparam("known_ticket")))).on_conflict_do_nothing(
+        index_elements=["key"]).returning(_DELIVERY.c.key)
+
+
+_CLAIM_KNOWN = Prepared(_claim_if_known(sqlite_insert))
 _INSERT_FIRST = Prepared(insert(outbox.OUTBOX).values({c.name: bindparam(f"o_{c.name}", type_=c.type) for c in
                                                        [*_FIRST_COLUMNS, outbox.OUTBOX.c.key, outbox.OUTBOX.c.run_id]}))
 
@@ -248,12 +256,7 @@ _INSERT_FIRST = Prepared(insert(outbox.OUTBOX).values({c.name: bindparam(f"o_{c.
 def _new_at_once() -> Any:
     """PostgreSQL: claim the delivery key (if the ticket exists), insert the run (if claimed) and its first
     message (if inserted), as one statement; it returns the run's id, or no row."""
-    claim = postgresql.insert(_DELIVERY).from_select(
-        ["key", "run_id", "created_at"],
-        select(bindparam("d_key", type_=_DELIVERY.c.key.type), null(),
-               bindparam("created_at", type_=_DELIVERY.c.created_at.type))
-        .where(exists().where(_TICKET.c.id == bindparam("known_ticket")))).on_conflict_do_nothing(
-        index_elements=["key"]).returning(_DELIVERY.c.key).cte("claim")
+    claim = _claim_if_known(postgresql.insert).cte("claim")
     new_run = insert(_RUN).from_select(
         [c.name for c in _RUN_COLUMNS],
         select(*[bindparam(c.name, type_=c.type) for c in _RUN_COLUMNS]).select_from(claim)

@@ -18,7 +18,7 @@ from sqlmodel import select
 
 from bot.db.models import Approval, Run, utcnow
 from bot.runs.service import RunService
-from bot.runs.sweeps import sweep_all
+from bot.runs.sweeps import NEVER_DISPATCHED_AFTER, sweep_all
 from tests.fakes.anthropic_server import MessagesAPIServer, validate_request
 from tests.helpers import assert_well_formed, staff_replies
 from tests.test_anthropic_client import client_for, offline_brain, strip_cache_control
@@ -47,9 +47,12 @@ def run_count(db) -> int:
 
 
 def finish_everything(db, settings, server) -> None:
-    """What serve's timers would do: take over the dead processes' runs, decide what waits, until all end."""
+    """What serve's timers would do: take over the dead processes' runs, decide what waits, until all end.
+    A run killed just after its draft was decided is continued only once the decision is NEVER_DISPATCHED_AFTER
+    old (the process that decided may still be dispatching it), so this keeps sweeping for longer than that."""
     service = RunService(db, settings, model_factory=lambda: client_for(server, max_retries=0))
-    for _ in range(10):
+    deadline = time.monotonic() + NEVER_DISPATCHED_AFTER.total_seconds() + 20
+    while True:
         sweep_all(service, utcnow(), lambda run_id: service.resume(run_id))
         with db.session() as session:
             waiting = session.exec(select(Approval).join(Run, Run.id == Approval.run_id).where(
@@ -61,6 +64,8 @@ def finish_everything(db, settings, server) -> None:
             live = session.exec(select(Run).where(Run.status.in_(("queued", "running", "awaiting_approval")))).all()
         if not live:
             return
+        if time.monotonic() > deadline:
+            break
         time.sleep(0.5)
     raise AssertionError(f"runs still live: {[(r.id, r.status, r.lease_owner) for r in live]}")
 

@@ -126,9 +126,11 @@ def serve(settings: Settings) -> int:
     liveness = Liveness(db, ctx.service.owner, "serve").start()
     background = Background(settings, ctx) if settings.execution == "embedded" else None
     if background is None:
-        from bot.runs.workqueue import ensure_schema
+        from bot.runs.workqueue import QueueDispatcher, ensure_schema
 
         ensure_schema(settings)
+        if isinstance(ctx.dispatch, QueueDispatcher):
+            ctx.dispatch.start_threads()  # the thread that defers jobs, before the first request
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         if background is not None:

@@ -7,7 +7,7 @@ import threading
 import time
 
 from bot.db.open import open_database
-from bot.pressure import answering
+from bot.pressure import Held, answering
 from bot.runs.dispatch import Dispatcher
 from bot.runs.service import RunService
 from tests.conftest import make_settings
@@ -67,3 +67,42 @@ def test_shutdown_hands_over_what_is_held(sqlite_url):
         assert future is not None and future.done()
     finally:
         db.engine.dispose()
+
+
+def test_held_passes_on_everything_once_requests_are_answered_in_one_batch():
+    batches: list[list[int]] = []
+    passed = threading.Event()
+
+    def pass_on(items: list[int]) -> None:
+        batches.append(items)
+        passed.set()
+
+    held = Held(pass_on, name="test-held", max_wait=5.0)
+    held.start()
+    with answering():
+        for item in range(5):
+            held.add(item)
+        assert not passed.wait(0.3), "nothing is passed on while a request is answered"
+    assert passed.wait(5)
+    held.close()
+    assert batches == [[0, 1, 2, 3, 4]]
+    held.add(5)  # after close nothing waits: it is passed on at once, not lost
+    assert batches[-1] == [5]
+
+
+def test_held_outlives_a_failing_pass_on():
+    seen: list[list[str]] = []
+
+    def pass_on(items: list[str]) -> None:
+        seen.append(items)
+        if items == ["boom"]:
+            raise RuntimeError("the pool is gone")
+
+    held = Held(pass_on, name="test-held")
+    held.add("boom")
+    deadline = time.monotonic() + 5
+    while not seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    held.add("next")
+    held.close()
+    assert seen == [["boom"], ["next"]]

@@ -17,6 +17,7 @@ import pytest
 from sqlmodel import col, select
 
 from bot.db.models import NamedLock, Run, Step
+from bot.pressure import answering
 from bot.runs.service import RunService
 from bot.runs.workqueue import QueueDispatcher, conninfo, ensure_schema, retry_stalled_jobs
 from tests.fakes.anthropic_server import MessagesAPIServer
@@ -80,6 +81,30 @@ def db_runs(db):
 def statuses(db):
     with db.session() as session:
         return {r.id: r.status for r in session.exec(select(Run)).all()}
+
+
+def _jobs(settings) -> int:
+    app = procrastinate.App(connector=procrastinate.SyncPsycopgConnector(conninfo=conninfo(settings.database_url)))
+    with app.open():
+        return app.connector.execute_query_one("SELECT count(*) AS n FROM procrastinate_jobs")["n"]
+
+
+def test_runs_dispatched_while_slack_waits_are_deferred_after_the_answer(db, pg_settings):
+    """Web replicas: a burst of mentions does not wait for fifty defers; they are written once it is answered."""
+    service = RunService(db, pg_settings, owner="test-web")
+    run_ids = [service.start(f"handle KITE-{101 + i}") for i in range(3)]
+    before = _jobs(pg_settings)
+    dispatcher = QueueDispatcher(pg_settings)
+    try:
+        dispatcher.start_threads()
+        with answering():
+            futures = [dispatcher(run_id) for run_id in run_ids]
+            time.sleep(0.3)
+            assert _jobs(pg_settings) == before and not any(f.done() for f in futures)
+        dispatcher.drain(timeout=30)
+        assert _jobs(pg_settings) == before + 3 and all(isinstance(f.result(), int) for f in futures)
+    finally:
+        dispatcher.shutdown()
 
 
 def test_two_workers_fifty_runs_each_executed_once(db, pg_settings):

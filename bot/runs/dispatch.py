@@ -2,8 +2,7 @@
 A run already queued or running here is not queued twice; its continuation sees the newest state anyway.
 
 A dispatch made while Slack requests are being answered is held, and handed to the pool by one starter
-thread once they are answered: fifty mentions at once wake one thread, not fifty (each woken thread takes
-Python's lock from the requests still waiting for it)."""
+thread once they are answered (`bot.pressure.Held`)."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from bot.agent.state import RunState
-from bot.pressure import let_requests_pass
+from bot.pressure import Held, let_requests_pass
 from bot.runs.service import RunService
 
 logger = logging.getLogger(__name__)
@@ -26,10 +25,7 @@ class Dispatcher:
         self.futures: list[Future[RunState | None]] = []
         self._queued: dict[int, int] = {}  # run id -> continuations asked for while queued or running
         self._lock = threading.Lock()
-        self._held: list[tuple[int, Future[RunState | None]]] = []  # dispatched, not yet handed to the pool
-        self._arrived = threading.Event()
-        self._closing = False
-        self._starter: threading.Thread | None = None
+        self._held: Held[tuple[int, Future[RunState | None]]] = Held(self._submit, name="kitebase-starter")
 
     def __call__(self, run_id: int) -> Future[RunState | None] | None:
         with self._lock:
@@ -38,29 +34,13 @@ class Dispatcher:
                 return None
             self._queued[run_id] = 0
             future: Future[RunState | None] = Future()
-            self._held.append((run_id, future))
             self.futures = [f for f in self.futures if not f.done()] + [future]
-            if self._starter is None:
-                self._start_starter()
-        self._arrived.set()
+        self._held.add((run_id, future))
         return future
 
-    def _start_starter(self) -> None:
-        self._starter = threading.Thread(target=self._hand_over, name="kitebase-starter", daemon=True)
-        self._starter.start()
-
-    def _hand_over(self) -> None:
-        while True:
-            self._arrived.wait()
-            self._arrived.clear()
-            if not self._closing:
-                let_requests_pass(0.5)
-            with self._lock:
-                held, self._held = self._held, []
-            for run_id, future in held:
-                self.pool.submit(self._run, run_id, future)
-            if self._closing:
-                return
+    def _submit(self, held: list[tuple[int, Future[RunState | None]]]) -> None:
+        for run_id, future in held:
+            self.pool.submit(self._run, run_id, future)
 
     def _run(self, run_id: int, future: Future[RunState | None]) -> None:
         if not future.set_running_or_notify_cancel():
@@ -93,9 +73,7 @@ class Dispatcher:
         for _ in range(self.workers):
             self.pool.submit(started.wait)
         started.wait()
-        with self._lock:
-            if self._starter is None:
-                self._start_starter()
+        self._held.start()
 
     def busy(self) -> bool:
         with self._lock:
@@ -107,10 +85,5 @@ class Dispatcher:
 
     def shutdown(self) -> None:
         """Hand what is held to the pool, and wait for the pool to finish."""
-        with self._lock:
-            self._closing = True
-            starter = self._starter
-        self._arrived.set()
-        if starter is not None:
-            starter.join()
+        self._held.close()
         self.pool.shutdown(wait=True, cancel_futures=False)

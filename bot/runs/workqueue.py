@@ -6,14 +6,16 @@ same run twice is absorbed by the queueing lock."""
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 import procrastinate
 from procrastinate.exceptions import AlreadyEnqueued
 from sqlalchemy.engine import make_url
 
 from bot.config import Settings
+from bot.pressure import Held
 
 logger = logging.getLogger(__name__)
 
@@ -45,20 +47,33 @@ def ensure_schema(settings: Settings) -> None:
 class QueueDispatcher:
     """`dispatch(run_id)` for web replicas: record a job; a worker somewhere continues the run.
 
-    The job is deferred on a thread of its own, so acknowledging Slack never waits for it: the run is already
-    recorded as queued, and a job lost with a dying process is made good by the workers' recovery sweep."""
+    Jobs are deferred by one thread of the dispatcher's own, and not while Slack requests are being answered
+    (`bot.pressure.Held`): acknowledging Slack never waits for them, and a burst of mentions is not slowed by
+    fifty defers competing with it. The run is already recorded as queued, so a job lost with a dying process
+    is made good by the workers' recovery sweep."""
 
     def __init__(self, settings: Settings):
         self.app = procrastinate.App(connector=procrastinate.SyncPsycopgConnector(
             conninfo=conninfo(settings.database_url)))
         self.app.open()
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kitebase-defer")
+        self._held: Held[tuple[int, Future[int | None]]] = Held(self._defer_all, name="kitebase-defer")
         self.futures: list[Future[int | None]] = []
+        self._lock = threading.Lock()
 
     def __call__(self, run_id: int) -> Future[int | None]:
-        future = self._pool.submit(self._defer, run_id)
-        self.futures = [f for f in self.futures if not f.done()] + [future]
+        future: Future[int | None] = Future()
+        with self._lock:
+            self.futures = [f for f in self.futures if not f.done()] + [future]
+        self._held.add((run_id, future))
         return future
+
+    def start_threads(self) -> None:
+        """Start the deferring thread now, not inside the first Slack request that dispatches a run."""
+        self._held.start()
+
+    def _defer_all(self, held: list[tuple[int, Future[int | None]]]) -> None:
+        for run_id, future in held:
+            future.set_result(self._defer(run_id))
 
     def _defer(self, run_id: int) -> int | None:
         try:
@@ -76,7 +91,7 @@ class QueueDispatcher:
             future.result(timeout=timeout)
 
     def shutdown(self) -> None:
-        self._pool.shutdown(wait=True)
+        self._held.close()
         self.app.close()
 
 

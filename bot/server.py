@@ -17,6 +17,7 @@ from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from sqlalchemy import text
 
+from bot import heap
 from bot.app import build_app
 from bot.config import Settings
 from bot.db.engine import Database, urgent_writes
@@ -135,6 +136,7 @@ def serve(settings: Settings) -> int:
     try:
         if background is not None:
             background.start()
+        heap.settle("serve start-up")  # a full garbage collection must not land in an acknowledgement
         return _listen(settings, app, ctx)
     finally:
         if background is not None:

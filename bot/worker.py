@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import procrastinate
 
+from bot import heap
 from bot.config import Settings
 from bot.db.open import open_database
 from bot.jobs import build_scheduler
@@ -45,6 +46,7 @@ def run_worker(settings: Settings) -> int:
                                 client=sender.client if sender else None)
     scheduler.start()
     app = build_worker_app(settings, continue_run)
+    heap.settle("worker start-up")  # later full garbage collections walk only what runs make
     print(f"Kitebase worker {service.owner} waiting for runs (queue {QUEUE!r})", flush=True)
     try:
         asyncio.run(_work(app, settings, service.owner))

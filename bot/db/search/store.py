@@ -12,7 +12,6 @@ analysing a hundred thousand tickets.
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 import time
@@ -24,6 +23,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from bot import heap
 from bot.db.models import HelpSection, Ticket, TicketMessage
 from bot.db.search import persist
 from bot.db.search.documents import HELP_FIELDS, TICKET_FIELDS, Document, help_document, ticket_document
@@ -48,12 +48,14 @@ FREEZE_FROM = 20_000  # documents: an index this big is kept out of the garbage 
 
 
 def _settled(packed: PackedIndex) -> None:
-    """A freshly loaded index is long-lived: with a hundred thousand tickets, a full garbage collection that
-    walks it stalls whichever search is unlucky for about 50 ms (the benchmark's p99 was that pause). Objects
-    alive now move to the collector's permanent generation; reference counting still frees them."""
+    """A freshly loaded index is long-lived, and so is what the process imported before its first search: a
+    full garbage collection walking them stalls whichever search is unlucky (55–80 ms on the desk, about 50 ms
+    more with a hundred thousand tickets; the p99 was that pause). They move out of the collector's way
+    (bot/heap.py) at the process's first load, and again whenever a big index is loaded."""
     if len(packed) >= FREEZE_FROM:
-        gc.collect()  # what is garbage already goes first, so it is not kept for ever
-        gc.freeze()
+        heap.settle(f"loading {len(packed)} search documents")
+    else:
+        heap.settle_once("the first search index")
 
 
 class KindIndex:

@@ -4,6 +4,9 @@ Slack Web API stand-in that enforces Slack's per-channel posting limit (about on
 
     .venv/bin/python -m bench.busy_channel [--mentions 50] [--channels 1] [--database-url URL]
 
+A PostgreSQL `--database-url` is scratch: its public schema is dropped first, so every measurement starts
+from the seeded desk (runs left by an earlier measurement would hold its tickets: no new runs, no cards).
+
 Prints, and returns as a dict: acknowledgement latency (p50/p99/max), when every run reached its approval
 card in the database, when every card was in Slack, how an Approve click during the burst was answered and
 whether it was honoured, model calls, and Slack Web API calls per run by method.
@@ -30,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
+from bench.common import wipe_postgres  # noqa: E402
 from tests.fakes.anthropic_server import MessagesAPIServer  # noqa: E402
 from tests.fakes.slack_requests import SlackSender  # noqa: E402
 from tests.fakes.slack_server import SlackAPIServer  # noqa: E402
@@ -112,6 +116,8 @@ def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interv
     records and acknowledges; that many `kitebase worker` processes continue runs and deliver the outbox."""
     scratch = Path(tempfile.mkdtemp(prefix="kitebase-busy-"))
     database_url = database_url or f"sqlite:///{scratch / 'kitebase.db'}"
+    if database_url.startswith("postgresql"):
+        wipe_postgres(database_url)
     slack = SlackAPIServer().start()
     slack.limit_posts(post_interval, burst=3)
     model = MessagesAPIServer(slow_brain(latency)).start()
@@ -209,7 +215,7 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=1)
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--timeout", type=float, default=240)
-    parser.add_argument("--database-url")
+    parser.add_argument("--database-url", help="default: a new SQLite file; a PostgreSQL database given is wiped")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the serve process")
     parser.add_argument("--workers", type=int, default=0, help="queue mode (PostgreSQL): this many kitebase workers")
     args = parser.parse_args()

@@ -101,6 +101,14 @@ def test_the_rows_read_as_a_lead_would_say_them(week):
     assert rows["Feedback"][0] == "up 2 · down 1"
 
 
+def test_one_ticket_is_one_ticket(db):
+    with db.session() as session:
+        add_run(session, "KITE-142", "completed", 0.25)
+        session.commit()
+        figures = stats.figures(session, *stats.window(NOW, 7 * 86400))
+    assert dict((r[0].strip(), r[2]) for r in stats.rows(figures))["Cost"] == "$0.2500 per ticket over 1 ticket"
+
+
 def test_an_empty_window_has_no_made_up_rates(db):
     with db.session() as session:
         empty = stats.figures(session, *stats.window(NOW, 86400))

@@ -146,7 +146,7 @@ def rows(fig: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("Drafts reminded", str(drafts["reminded"]), "waited past KITEBASE_APPROVAL_REMIND_AFTER" if drafts["reminded"]
          else ""),
         ("Card → decision", _wait(drafts), ""),
-        ("Cost", f"${cost['total_usd']:.4f}", f"{per_ticket} per ticket over {cost['tickets']} tickets"),
+        ("Cost", f"${cost['total_usd']:.4f}", f"{per_ticket} per ticket over {cost['tickets']} ticket{'' if cost['tickets'] == 1 else 's'}"),
         ("Guard trips", str(sum(fig["guards"].values())), guards),
         ("Feedback", f"up {fb['up']} · down {fb['down']}", ""),
     ]

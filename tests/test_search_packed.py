@@ -94,3 +94,34 @@ def test_ranking_breaks_ties_by_newer_then_key(desk):
     ranked = desk.packed.ranked(scores, matched, 2)
     assert [key for key, _ in ranked] == [desk.packed.keys[2], desk.packed.keys[1]]
     assert [key for key, _ in desk.packed.best(scores, matched, 2)] == sorted(desk.packed.keys[1:3], reverse=True)
+
+
+def plain_like_query(desk: Desk, key: str) -> dict[str, float]:
+    """A like-ticket query spelled out over the plain index: the document's terms held by two documents or
+    more, weighted by the like fields they occur in; the rarest `like_terms` of them (weight × idf, ties by
+    text) when there are more, else all in the order of their text."""
+    weights = {term: sum(PARAMS.like_fields[f] for f, _ in shape)
+               for term, shape in sorted(desk.plain.terms_of(key).items()) if desk.plain.df(term) >= 2}
+    if len(weights) <= PARAMS.like_terms:
+        return weights
+    rarest = sorted(weights, key=lambda t: (-weights[t] * desk.plain.idf(t), t))[:PARAMS.like_terms]
+    return {term: weights[term] for term in rarest}
+
+
+def test_like_queries_and_their_check_both_ways_score_as_plain_bm25f(desk):
+    names = desk.vocabulary.names
+    keys = [t["id"] for t in DESK]
+    for i, key in enumerate(keys):
+        query = desk.packed.like_terms(key, PARAMS.like_fields, PARAMS.like_terms)
+        expected = plain_like_query(desk, key)
+        assert [(names[n], w) for n, w, _ in query] == list(expected.items()), key
+        others = keys[i + 1:i + 6] + ["KITE-NONE"]
+        checks = {other: desk.packed.like_checks(other, {key: query}, PARAMS.tickets)[key] for other in others}
+        for other in others:
+            plain = desk.plain.score(expected, PARAMS.tickets, only=[other, key])
+            assert checks[other] == (plain.get(other, 0.0), plain.get(key, 0.0)), (key, other)
+    # a dozen at once, as a like-ticket search checks its candidates: each as if checked alone
+    queries = {key: desk.packed.like_terms(key, PARAMS.like_fields, PARAMS.like_terms) for key in keys[1:13]}
+    together = desk.packed.like_checks(keys[0], queries, PARAMS.tickets)
+    assert together == {key: desk.packed.like_checks(keys[0], {key: q}, PARAMS.tickets)[key]
+                        for key, q in queries.items()}

@@ -26,6 +26,7 @@ STOPWORDS = _FTS_STOPWORDS | frozenset(
     ["cant", "cannot", "couldnt", "dont", "doesnt", "didnt", "isnt", "wont", "arent", "wasnt", "werent", "im", "ive", "were", "weve", "theyre", "youre", "its", "thats", "theres", "hey", "hiya", "team", "folks", "anyone", "something", "anything", "still", "since", "get", "got", "getting", "us", "one", "would", "like", "know", "need", "want", "now", "yet", "way", "any", "every", "also", "just", "really"])
 CONCEPT = "~"
 MAX_CACHED_STEMS = 200_000
+MAX_CACHED_SENTENCES = 20_000
 
 
 class Analyzer:
@@ -34,6 +35,7 @@ class Analyzer:
         self._lock = threading.Lock()
         self._stems: dict[str, str] = {}
         self._words: dict[str, tuple[str, ...]] = {}  # a token as found -> its normalised words
+        self._sentences: dict[str, frozenset[str]] = {}
         self.phrases: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
         self.phrase_words: set[str] = set()
         self._load(synonyms.parse(table))
@@ -92,6 +94,17 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The terms of a document field, repeats kept (term frequency): stems and concepts."""
         return self.terms_and_words(text)[0]
+
+    def term_set(self, sentence: str) -> frozenset[str]:
+        """The distinct terms of a sentence whose match may be shown, remembered: the hits of one search are
+        often the hits of the next, and their sentences are analysed again only after a while."""
+        found = self._sentences.get(sentence)
+        if found is None:
+            found = frozenset(self.terms(sentence))
+            if len(self._sentences) >= MAX_CACHED_SENTENCES:
+                self._sentences.clear()
+            self._sentences[sentence] = found
+        return found
 
     def terms_and_words(self, text: str) -> tuple[list[str], list[str]]:
         """The terms of a field (as `terms`) and its surface words that are not stop words, in one pass."""

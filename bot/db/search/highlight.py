@@ -17,7 +17,7 @@ def matched_lines(analyzer: Analyzer, texts: Iterable[str], query: Mapping[str, 
     for position, sentence in enumerate(s.strip() for text in texts for s in _SENTENCE.split(text)):
         if not sentence:
             continue
-        found = set(analyzer.terms(sentence)) & query.keys()
+        found = analyzer.term_set(sentence) & query.keys()
         if found:
             scored.append((-sum(query[t] * idf(t) for t in sorted(found)), position, sentence))
     return [_clip(sentence, width) for _, _, sentence in sorted(scored)[:limit]]

@@ -207,21 +207,64 @@ class PackedIndex:
                  zip(numbers.tolist(), self.doc_tfs[slot].tolist(), self.df[numbers].tolist(), strict=True)}
         return {name: found[name] for name in sorted(found)}
 
-    def field_weighted_terms(self, key: str, field_weights: tuple[float, ...],
-                             min_df: int = 2) -> list[tuple[str, float, int]]:
-        """(term, the sum of `field_weights` over the fields it occurs in, df) for the terms of one document
-        held by at least `min_df` documents, in the order of the terms' text (like-ticket queries)."""
+    def like_terms(self, key: str, field_weights: tuple[float, ...], keep: int,
+                   min_df: int = 2) -> list[tuple[int, float, int]]:
+        """A document's own terms as a query ("like this one"), in query order: (term number, weight, df) for
+        its terms held by at least `min_df` documents, each weighted by the sum of `field_weights` over the
+        fields it occurs in. More than `keep` of them: the `keep` rarest by weight × idf (ties by the term's
+        text), else all in the order of their text."""
         slot = self.slot_of[key]
         numbers = self.doc_terms[slot]
         df = self.df[numbers]
-        keep = df >= min_df
-        present = self.doc_tfs[slot][keep] > 0
-        weights = np.zeros(int(keep.sum()), dtype=np.float64)
+        wanted = df >= min_df
+        present = self.doc_tfs[slot][wanted] > 0
+        weights = np.zeros(int(wanted.sum()), dtype=np.float64)
         for f, weight in enumerate(field_weights):  # field by field, as sum() over a shape's fields
             weights = weights + np.where(present[:, f], weight, 0.0)
         names = self.vocabulary.names
-        found = sorted(zip((names[n] for n in numbers[keep].tolist()), weights.tolist(), df[keep].tolist(),
-                           strict=True))
+        found = list(zip(numbers[wanted].tolist(), weights.tolist(), df[wanted].tolist(), strict=True))
+        if len(found) <= keep:
+            return sorted(found, key=lambda term: names[term[0]])
+        return sorted(found, key=lambda term: (-term[1] * self.idf_of_df(term[2]), names[term[0]]))[:keep]
+
+    def like_checks(self, other: str, queries: Mapping[str, list[tuple[int, float, int]]],
+                    params: FieldParams) -> dict[str, tuple[float, float]]:
+        """For each document `key` with its like-query (from `like_terms`): (the score of `other`, the score of
+        `key` itself) under that query. The same floats as score_keys over those two documents, for a dozen
+        documents at once (a like-ticket search checks its best candidates both ways)."""
+        norm, k1 = self._norm_for(params)[0], params.k1
+        width = len(self.fields)
+        other_slot = self.slot_of.get(other, -1)
+        other_terms = self.doc_terms[other_slot] if other_slot >= 0 else np.zeros(0, np.int32)
+        rows: list[np.ndarray] = []
+        lengths: list[np.ndarray] = []
+        plan: list[tuple[str, list[float], list[bool]]] = []
+        for key, query in queries.items():
+            slot = self.slot_of[key]
+            numbers = np.array([number for number, _, _ in query], dtype=np.int32)
+            rows.append(self.doc_tfs[slot][np.searchsorted(self.doc_terms[slot], numbers)])  # its own terms
+            lengths.append(np.broadcast_to(self.lengths[slot], (len(numbers), width)))
+            hit = np.zeros(len(numbers), dtype=bool)
+            if len(other_terms) and len(numbers):
+                at = np.minimum(np.searchsorted(other_terms, numbers), len(other_terms) - 1)
+                hit = other_terms[at] == numbers
+                rows.append(self.doc_tfs[other_slot][at[hit]])
+                lengths.append(np.broadcast_to(self.lengths[other_slot], (int(hit.sum()), width)))
+            plan.append((key, [weight * self.idf_of_df(df) * (k1 + 1) for _, weight, df in query], hit.tolist()))
+        if not plan:
+            return {}
+        tf = iter(_tf_rows(np.concatenate(rows), np.concatenate(lengths), norm).tolist())
+        found = {}
+        for key, boosts, hits in plan:
+            itself = reached = 0.0
+            own = [next(tf) for _ in boosts]
+            for boost, t in zip(boosts, own, strict=True):
+                itself += boost * t / (k1 + t)
+            for boost, is_hit in zip(boosts, hits, strict=True):
+                if is_hit:
+                    t = next(tf)
+                    reached += boost * t / (k1 + t)
+            found[key] = (reached, itself)
         return found
 
     def _norm(self, params: FieldParams) -> tuple[tuple[float, float, float], ...]:
@@ -304,10 +347,9 @@ class PackedIndex:
         tf = tf.reshape(len(slots), len(numbers))
         if len(slots) <= FEW_KEYS:  # a like-ticket query's check both ways: plain floats beat numpy's per-call cost
             return self._few_totals(slots, [boost for _, boost in boosts], tf.tolist(), hit.tolist(), k1)
-        totals = np.zeros(len(slots), dtype=np.float64)
-        for column, (_, boost) in enumerate(boosts):
-            t = tf[:, column]
-            totals += np.where(hit[:, column], boost * t / (k1 + t), 0.0)
+        weights = np.array([boost for _, boost in boosts], dtype=np.float64)
+        # each document's contributions added term by term in the query's order (a running sum, not pairwise)
+        totals = np.add.accumulate(np.where(hit, weights[None, :] * tf / (k1 + tf), 0.0), axis=1)[:, -1]
         return {self.keys[slot]: float(totals[row]) for row, slot in enumerate(slots) if hit[row].any()}
 
     def _few_totals(self, slots: list[int], boosts: list[float], tf: list[list[float]],

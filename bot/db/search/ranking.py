@@ -87,12 +87,11 @@ def query_weights(index: PackedIndex, query: str, params: SearchParams) -> dict[
 
 
 def like_weights(index: PackedIndex, ticket_id: str, params: SearchParams) -> dict[str, float]:
-    """A query made of a ticket's own terms, each weighted by the fields it occurs in."""
-    weights, idf = {}, {}
-    for term, weight, df in index.field_weighted_terms(ticket_id, params.like_fields):
-        weights[term] = weight
-        idf[term] = index.idf_of_df(df)
-    return _rarest(index, weights, params.like_terms, idf)
+    """A query made of a ticket's own terms, each weighted by the fields it occurs in (the rarest
+    `like_terms` of them)."""
+    names = index.vocabulary.names
+    return {names[number]: weight
+            for number, weight, _ in index.like_terms(ticket_id, params.like_fields, params.like_terms)}
 
 
 def _mutual(index: PackedIndex, ticket_id: str, terms: dict[str, float], params: SearchParams) -> dict[str, float]:
@@ -104,18 +103,19 @@ def _mutual(index: PackedIndex, ticket_id: str, terms: dict[str, float], params:
     scores = index.score_keys(terms, params.tickets, candidates | {ticket_id})
     own = scores.pop(ticket_id, 0.0) or 1.0
     forward = heapq.nlargest(params.like_candidates, scores.items(), key=lambda item: (item[1], item[0]))
+    checks = index.like_checks(ticket_id, {key: index.like_terms(key, params.like_fields, params.like_terms)
+                                           for key, _ in forward}, params.tickets)
     mutual = {}
     for key, score in forward:
-        back = index.score_keys(like_weights(index, key, params), params.tickets, (ticket_id, key))
-        mutual[key] = math.sqrt(score / own * back.get(ticket_id, 0.0) / (back.get(key) or 1.0))
+        reached, itself = checks[key]
+        mutual[key] = math.sqrt(score / own * reached / (itself or 1.0))
     return mutual
 
 
-def _rarest(index: PackedIndex, weights: dict[str, float], keep: int,
-            idf: dict[str, float] | None = None) -> dict[str, float]:
+def _rarest(index: PackedIndex, weights: dict[str, float], keep: int) -> dict[str, float]:
     if len(weights) <= keep:
         return weights
-    rarity = idf if idf is not None else {term: index.idf(term) for term in weights}
+    rarity = {term: index.idf(term) for term in weights}
     best = sorted(weights, key=lambda t: (-weights[t] * rarity[t], t))[:keep]
     return {term: weights[term] for term in best}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from sqlalchemy import text
 
 from bot.db import search
 from bot.db.engine import Database
@@ -67,6 +68,24 @@ def test_the_index_follows_writes_from_any_process(ctx, settings):
     other_process.engine.dispose()
     hits = call(ctx, "search_tickets", query="zanzibar").data
     assert [h["id"] for h in hits] == ["KITE-153"] and "Zanzibar" in hits[0]["matched"][0]
+
+
+def test_tickets_and_help_sections_changed_by_any_writer_are_searched_at_once(ctx, db):
+    """Rows written behind the app's back (another program, a desk import, SQL by hand) reach the next search:
+    the database's triggers move the desk's generation (desk_change), nothing waits for a timer."""
+    assert call(ctx, "search_tickets", query="quokka").data == []
+    assert call(ctx, "search_help", query="quokka").text.startswith("No help")
+    with db.engine.begin() as conn:
+        conn.execute(text("INSERT INTO ticket (id, customer_id, title, status, priority, tags, created_at, "
+                          "updated_at) SELECT 'KITE-990', customer_id, 'Quokka sticker sheet missing', 'open', "
+                          "'low', tags, created_at, updated_at FROM ticket WHERE id = 'KITE-142'"))
+        conn.execute(text("UPDATE help_section SET body = body || ' Quokka stickers ship with every invoice.' "
+                          "WHERE id = 'account-recovery#2'"))
+    assert [h["id"] for h in call(ctx, "search_tickets", query="quokka").data] == ["KITE-990"]
+    assert [h["id"] for h in call(ctx, "search_help", query="quokka").data] == ["account-recovery#2"]
+    with db.engine.begin() as conn:
+        conn.execute(text("DELETE FROM ticket WHERE id = 'KITE-990'"))
+    assert call(ctx, "search_tickets", query="quokka").data == []
 
 
 def test_status_filter_reads_the_current_status(ctx):

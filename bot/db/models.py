@@ -337,3 +337,14 @@ class SearchDocument(SQLModel, table=True):
     tfs: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # uint8 frequency per term and field
     words: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 word numbers (typo correction)
     lengths: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 terms per field
+
+
+class DeskChange(SQLModel, table=True):
+    """A number that moves whenever the set of tickets changes (one added or removed) or the help center does
+    (a section added, changed or removed). Database triggers bump it (migration 0006), whoever writes, so the
+    search index learns of a change from one primary-key read instead of counting the rows."""
+
+    __tablename__ = "desk_change"
+
+    kind: str = Field(primary_key=True, max_length=16)  # ticket | help
+    version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))

@@ -1,8 +1,9 @@
 """The search index of one database, loaded from the stored analysis of its rows and kept in step with them.
 
-Every search first reads the desk's generation (the newest ticket message id and the ticket and
-help-section counts: one indexed query). When it moved, the index takes in what changed: the tickets that
-got new messages, the tickets added or removed, or all help sections when their number changed. A document
+Every search first reads the desk's generation: the newest ticket message id, and the versions the
+database's triggers bump when tickets are added or removed and when help sections change (desk_change; one
+query of primary-key reads). When it moved, the index takes in what changed: the tickets that got new
+messages, the tickets added or removed, or all help sections when they changed. A document
 is read from `search_document` (persist.py); when its row is missing or older than the ticket's newest
 message, the rows are analysed here and the result is stored for every later process. So a reply written
 by another process or another worker is searchable on the next query, the ranking is the same code over
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,11 +34,11 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["ANALYZER", "KindIndex", "documents", "help_index", "highlight_texts", "index_ticket", "ticket_index"]
 
-_NEWEST = text("SELECT max(id) FROM ticket_message")
-_COUNTS = text("SELECT (SELECT count(*) FROM ticket), (SELECT count(*) FROM help_section)")
-# Counting rows costs milliseconds on a big desk (PostgreSQL counts them one by one), so the counts are read at
-# most this often; new messages (a reply, a new ticket's first message) are seen on the next search.
-COUNTS_SECONDS = 2.0
+# The desk's generation in one round trip of primary-key reads: the newest ticket message, and the versions the
+# database's triggers bump when tickets are added or removed and when help sections change (table desk_change).
+_GENERATION = text("SELECT (SELECT max(id) FROM ticket_message), "
+                   "(SELECT version FROM desk_change WHERE kind = 'ticket'), "
+                   "(SELECT version FROM desk_change WHERE kind = 'help')")
 _TICKET_SOURCES = text("SELECT t.id, COALESCE(MAX(m.id), 0) FROM ticket t LEFT JOIN ticket_message m "
                        "ON m.ticket_id = t.id GROUP BY t.id")
 _CHANGED_SINCE = text("SELECT ticket_id, MAX(id) FROM ticket_message WHERE ticket_id IN "
@@ -86,21 +86,21 @@ class KindIndex:
 
 
 class HelpIndex(KindIndex):
-    """Help sections: loaded again whenever their number changes (they are only ever loaded with the desk)."""
+    """Help sections: loaded again whenever they change (they are only ever loaded with the desk)."""
 
     def __init__(self, vocabulary: Vocabulary) -> None:
         super().__init__("help", HELP_FIELDS, vocabulary)
-        self._count = -1
+        self._version = -1
 
     def refresh(self, session: Session, generation: tuple[int, int, int]) -> None:
-        if generation[2] == self._count:
+        if generation[2] == self._version:
             return
         keys = [row[0] for row in session.execute(text("SELECT id FROM help_section"))]
-        if self._count < 0:
+        if self._version < 0:
             self.vocabulary.load_all(session)
         self.packed.load(self.current(session, dict.fromkeys(keys, 0)))
         _settled(self.packed)
-        self._count = generation[2]
+        self._version = generation[2]
 
 
 class TicketIndex(KindIndex):
@@ -108,11 +108,11 @@ class TicketIndex(KindIndex):
 
     def __init__(self, vocabulary: Vocabulary) -> None:
         super().__init__("ticket", TICKET_FIELDS, vocabulary)
-        self._seen = (0, -1)  # newest message id, number of tickets
+        self._seen = (0, -1)  # newest message id, the tickets' version
 
     def refresh(self, session: Session, generation: tuple[int, int, int]) -> None:
-        newest, count = generation[0], generation[1]
-        if (newest, count) == self._seen:
+        newest, version = generation[0], generation[1]
+        if (newest, version) == self._seen:
             return
         if self._seen[1] < 0 or newest < self._seen[0]:
             self.vocabulary.load_all(session)
@@ -121,15 +121,15 @@ class TicketIndex(KindIndex):
             _settled(self.packed)
         else:
             changed = {key: int(source) for key, source in session.execute(_CHANGED_SINCE, {"seen": self._seen[0]})}
-            if count != self._seen[1]:
+            if version != self._seen[1]:  # tickets were added or removed
                 keys = {row[0] for row in session.execute(text("SELECT id FROM ticket"))}
                 for gone in set(self.packed.slot_of) - keys:
                     self.packed.remove(gone)
                 changed.update(dict.fromkeys(keys - set(self.packed.slot_of) - changed.keys(), 0))
             for doc in self.current(session, changed):
                 self.packed.put(doc)
-        logger.debug("ticket index refreshed: %s → %s", self._seen, (newest, count))
-        self._seen = (newest, count)
+        logger.debug("ticket index refreshed: %s → %s", self._seen, (newest, version))
+        self._seen = (newest, version)
 
 
 @dataclass
@@ -137,21 +137,14 @@ class DeskIndex:
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     help: HelpIndex = field(init=False)
     tickets: TicketIndex = field(init=False)
-    counts: tuple[int, int] = (-1, -1)
-    counted_at: float = float("-inf")
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.help, self.tickets = HelpIndex(self.vocabulary), TicketIndex(self.vocabulary)
 
     def generation(self, session: Session) -> tuple[int, int, int]:
-        """The newest ticket message id, and the ticket and help-section counts (at most COUNTS_SECONDS old)."""
-        newest = session.execute(_NEWEST).scalar() or 0
-        with self.lock:
-            if time.monotonic() - self.counted_at >= COUNTS_SECONDS:
-                row = session.execute(_COUNTS).one()
-                self.counts, self.counted_at = (int(row[0]), int(row[1])), time.monotonic()
-            return newest, *self.counts
+        """The newest ticket message id, the tickets' version and the help center's version."""
+        newest, tickets, sections = session.execute(_GENERATION).one()
+        return int(newest or 0), int(tickets or 0), int(sections or 0)
 
 
 _indexes: weakref.WeakKeyDictionary[Engine, DeskIndex] = weakref.WeakKeyDictionary()

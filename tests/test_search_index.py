@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -32,6 +33,22 @@ def test_synonyms_add_a_concept_on_both_sides():
     assert "~bank_transfer" in analyzer.query("can we pay by wire?")
     assert "~signin" in analyzer.terms("people logging in") and "~signin" in analyzer.query("log-in")
     assert analyzer.terms("organisation") == analyzer.terms("organization")
+
+
+def test_the_stems_are_snowballs_english_stems_whichever_implementation_runs():
+    """The stored analysis of every document holds stems: the C stemmer (PyStemmer, which snowballstemmer uses
+    when it is installed) must give exactly what the pure-Python Snowball stemmer gives, or documents analysed
+    by one and queries by the other would stop matching."""
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    analyzer, reference = Analyzer(), EnglishStemmer()
+    assert type(analyzer._stemmer).__module__ == "Stemmer", "PyStemmer is installed and used"
+    desk = Path(__file__).resolve().parents[1] / "kb_data"
+    texts = [(desk / "tickets.json").read_text(encoding="utf-8")]
+    texts += [path.read_text(encoding="utf-8") for path in sorted((desk / "help").glob("*.md"))]
+    words = {w for text in texts for w in analyzer.words(text) if w.isalpha()}
+    assert len(words) > 2000
+    assert {w: analyzer.stem(w) for w in words} == {w: reference.stemWord(w) for w in words}
 
 
 def test_typos_are_fixed_only_for_unknown_words():

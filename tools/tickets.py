@@ -40,9 +40,13 @@ def load_ticket(session: Session, raw_id: str) -> Ticket:
     ticket_id = normalise_ticket_id(raw_id)
     ticket = session.get(Ticket, ticket_id)
     if ticket is None:
-        raise ToolError(f"No ticket {ticket_id!r}. Ids look like KITE-142; use search_tickets to find a "
-                        "ticket by its words.")
+        raise _no_such_ticket(ticket_id)
     return ticket
+
+
+def _no_such_ticket(ticket_id: str) -> ToolError:
+    return ToolError(f"No ticket {ticket_id!r}. Ids look like KITE-142; use search_tickets to find a ticket by "
+                     "its words.")
 
 
 def reindex(session: Session, ticket: Ticket) -> None:
@@ -107,7 +111,7 @@ def search_tickets(ctx: ToolContext, query: str = "", status: str = "any", limit
     wanted = None if status == "any" else status
     with ctx.db.session() as session:
         exclude = normalise_ticket_id(exclude_ticket_id) if exclude_ticket_id else None
-        like = load_ticket(session, like_ticket_id).id if like_ticket_id else None
+        like = normalise_ticket_id(like_ticket_id) if like_ticket_id else None
         try:
             if like:
                 found = [h for h in search.similar_tickets(session, like, limit=limit + 1, status=wanted, query=query)
@@ -116,6 +120,8 @@ def search_tickets(ctx: ToolContext, query: str = "", status: str = "any", limit
                 found = search.search_tickets(session, query, limit=limit, status=wanted, exclude=exclude)
         except fts.EmptyQuery:
             raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'sso login'.") from None
+        except search.UnknownTicket:  # the index holds every ticket of the desk as of this search
+            raise _no_such_ticket(like or "") from None
         hits = _ticket_hits(session, found)
     if not hits:
         scope = "" if status == "any" else f" {status}"

@@ -64,6 +64,20 @@ class _Column:
     def append(self, array: np.ndarray) -> None:
         self.added.append(array)
 
+    def gather(self, slots: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The arrays of `slots` end to end, the length of each, and where each element sits in `packed` (None
+        when some slot was added later). A few array operations when they were all loaded together, however
+        many slots; one by one otherwise."""
+        if not slots or max(slots) >= len(self.starts) - 1:
+            arrays = [self[slot] for slot in slots]
+            joined = np.concatenate(arrays) if arrays else self.packed[:0]
+            return joined, np.array([len(a) for a in arrays], dtype=np.int64), None
+        at = np.array(slots, dtype=np.int64)
+        begins, sizes = self.starts[at], self.starts[at + 1] - self.starts[at]
+        # element j of slot i's array sits at begins[i] + (j - where slot i starts in the result)
+        where = np.repeat(begins - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
+        return self.packed[where], sizes, where
+
 
 class WordCounts(Mapping[str, int]):
     """Surface word -> number of live documents holding it (the vocabulary typo correction chooses from)."""
@@ -331,8 +345,9 @@ class PackedIndex:
         if not boosts or not slots:
             return {}
         numbers = np.array([n for n, _ in boosts], dtype=np.int64)
-        rows = np.repeat(np.arange(len(slots)), [len(self.doc_terms[s]) for s in slots])
-        terms = np.concatenate([self.doc_terms[s] for s in slots]).astype(np.int64)
+        joined, sizes, where = self.doc_terms.gather(slots)
+        rows = np.repeat(np.arange(len(slots)), sizes)
+        terms = joined.astype(np.int64)
         if not len(terms):
             return {}
         span = max(int(terms.max()), int(numbers.max())) + 1
@@ -343,14 +358,18 @@ class PackedIndex:
         hit = found.reshape(len(slots), len(numbers))
         tf: np.ndarray = np.zeros(len(probe), dtype=np.float64)
         lengths = self.lengths[np.array(slots)][rows[at[found]]]
-        tf[found] = _tf_rows(np.concatenate([self.doc_tfs[s] for s in slots])[at[found]], lengths, norm)
+        rows_found = at[found]  # the found terms' rows of field frequencies (a document's tfs go with its terms)
+        tfs = self.doc_tfs.packed[where[rows_found]] if where is not None else self.doc_tfs.gather(slots)[0][rows_found]
+        tf[found] = _tf_rows(tfs, lengths, norm)
         tf = tf.reshape(len(slots), len(numbers))
         if len(slots) <= FEW_KEYS:  # a like-ticket query's check both ways: plain floats beat numpy's per-call cost
             return self._few_totals(slots, [boost for _, boost in boosts], tf.tolist(), hit.tolist(), k1)
         weights = np.array([boost for _, boost in boosts], dtype=np.float64)
         # each document's contributions added term by term in the query's order (a running sum, not pairwise)
         totals = np.add.accumulate(np.where(hit, weights[None, :] * tf / (k1 + tf), 0.0), axis=1)[:, -1]
-        return {self.keys[slot]: float(totals[row]) for row, slot in enumerate(slots) if hit[row].any()}
+        keys, any_hit = self.keys, hit.any(axis=1).tolist()
+        return {keys[slot]: total for slot, total, matched in zip(slots, totals.tolist(), any_hit, strict=True)
+                if matched}
 
     def _few_totals(self, slots: list[int], boosts: list[float], tf: list[list[float]],
                     hit: list[list[bool]], k1: float) -> dict[str, float]:

@@ -57,6 +57,15 @@ def test_search_at_scale(tmp_path):
     assert figures[1].detail["tickets"] == 120 and figures[0].detail["queries"] > 100
 
 
+def test_the_index_alone(capsys):
+    from bench.search_scale import main
+
+    assert main(["--tickets", "60", "--sections", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "30 help sections: analysed and packed" in out and "60 tickets: analysed and packed" in out
+    assert out.count("questions (") == 2 and "like a ticket (50)" in out
+
+
 def test_serve_acknowledgements_and_memory(tmp_path):
     from bench.serve_load import acknowledgements, memory
 

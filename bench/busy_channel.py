@@ -77,6 +77,15 @@ def start_serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen:
     raise RuntimeError(f"kitebase serve did not answer /healthz; see {log}")
 
 
+def workers_ready(log: Path, crew: list[subprocess.Popen], timeout: float = 60) -> None:
+    """Wait until every `kitebase worker` says it is waiting for runs."""
+    deadline = time.monotonic() + timeout
+    while crew and log.read_text(errors="replace").count("waiting for runs") < len(crew):
+        if time.monotonic() > deadline or any(worker.poll() is not None for worker in crew):
+            raise RuntimeError(f"the workers did not start; see {log}")
+        time.sleep(0.1)
+
+
 def serve_env(database_url: str, slack: SlackAPIServer, model: MessagesAPIServer, port: int,
               **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KITEBASE_", "SLACK_", "ANTHROPIC_"))}
@@ -129,6 +138,7 @@ def run(mentions: int = 50, channels: int = 1, latency: float = 0.3, post_interv
     process = start_serve(env, port, log)
     crew = [subprocess.Popen([sys.executable, "-m", "bot.cli", "worker"], cwd=ROOT, env=env,
                              stdout=log.open("ab"), stderr=subprocess.STDOUT) for _ in range(workers)]
+    workers_ready(log, crew)  # not a burst against processes still importing (two start-ups take the 2 cores)
     engine = create_engine(database_url)
     sender = SlackSender(f"http://127.0.0.1:{port}/slack/events", SECRET)
     acks: list[float] = []

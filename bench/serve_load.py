@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import create_engine
 
-from bench.busy_channel import SECRET, free_port, serve_env, start_serve, statuses
+from bench.busy_channel import SECRET, free_port, serve_env, start_serve, statuses, workers_ready
 from bench.common import ROOT, Figure, pct
 from bench.doubles import offline_responder, stand_in
 from tests.fakes.slack_server import SlackAPIServer
@@ -49,6 +49,7 @@ class Served:
         self.process = start_serve(env, self.port, log)
         self.crew = [subprocess.Popen([sys.executable, "-m", "bot.cli", "worker"], cwd=ROOT, env=env,
                                       stdout=log.open("ab"), stderr=subprocess.STDOUT) for _ in range(self.workers)]
+        workers_ready(log, self.crew)
         self.engine = create_engine(self.database_url)
         return self
 

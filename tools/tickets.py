@@ -7,6 +7,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Executable, bindparam
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot.db import fts, search
@@ -134,19 +136,22 @@ def search_tickets(ctx: ToolContext, query: str = "", status: str = "any", limit
 def _ticket_hits(session: Session, found: list[search.Hit]) -> list[dict[str, Any]]:
     """Each hit as the model sees it: id, title, customer, status and the lines that matched."""
     ids = [hit.id for hit in found]
-    rows = {t.id: (t, c) for t, c in session.exec(
-        select(Ticket, Customer).join(Customer, col(Customer.id) == col(Ticket.customer_id))
-        .where(col(Ticket.id).in_(ids))).all()}
-    hits = []
-    for hit in found:
-        ticket, customer = rows[hit.id]
-        hits.append({
-            "id": ticket.id, "title": ticket.title, "customer": customer.name, "customer_id": ticket.customer_id,
-            "status": ticket.status, "priority": ticket.priority, "assignee": ticket.assignee,
-            "tags": ticket.tags or [], "updated_at": _when(ticket.updated_at), "matched": hit.matched,
-            "score": round(hit.score, 3),
-        })
-    return hits
+    if not ids:
+        return []
+    # plain columns on the connection (no ORM objects): a search's rows cost a fraction of a millisecond
+    rows = {row.id: row for row in session.connection().execute(_HIT_ROWS, {"ids": ids})}
+    return [{
+        "id": row.id, "title": row.title, "customer": row.customer, "customer_id": row.customer_id,
+        "status": row.status, "priority": row.priority, "assignee": row.assignee, "tags": row.tags or [],
+        "updated_at": _when(row.updated_at), "matched": hit.matched, "score": round(hit.score, 3),
+    } for hit in found for row in [rows[hit.id]]]
+
+
+_HIT_ROWS: Executable = (
+    sa_select(col(Ticket.id), col(Ticket.title), col(Customer.name).label("customer"), col(Ticket.customer_id),
+              col(Ticket.status), col(Ticket.priority), col(Ticket.assignee), col(Ticket.tags), col(Ticket.updated_at))
+    .join(Customer, col(Customer.id) == col(Ticket.customer_id))
+    .where(col(Ticket.id).in_(bindparam("ids", expanding=True))))
 
 
 def _clip(text: str, width: int) -> str:

@@ -19,7 +19,7 @@ import weakref
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sqlalchemy import text
+from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -216,15 +216,22 @@ def documents(session: Session, kind: str, keys: list[str]) -> dict[str, Documen
 def highlight_texts(session: Session, kind: str, keys: list[str]) -> dict[str, tuple[str, ...]]:
     """The texts whose lines are shown as matched: a section's body; a ticket's first message and the rest
     (as `documents` builds those fields), read in one query."""
+    if not keys:
+        return {}
+    connection = session.connection()  # plain rows, no ORM on the way (every search reads these)
     if kind == "help":
-        rows = session.exec(select(HelpSection.id, HelpSection.body).where(col(HelpSection.id).in_(keys))).all()
-        return {key: (body,) for key, body in rows}
+        return {key: (body,) for key, body in connection.execute(_SECTION_BODIES, {"keys": keys})}
     bodies: dict[str, list[str]] = {}
-    for ticket_id, body in session.exec(select(TicketMessage.ticket_id, TicketMessage.body)
-                                        .where(col(TicketMessage.ticket_id).in_(keys))
-                                        .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).all():
+    for ticket_id, body in connection.execute(_MESSAGE_BODIES, {"keys": keys}):
         bodies.setdefault(ticket_id, []).append(body)
     return {key: (messages[0], "\n".join(messages[1:])) if messages else ("", "") for key, messages in bodies.items()}
+
+
+_SECTION_BODIES = (select(col(HelpSection.id), col(HelpSection.body))
+                   .where(col(HelpSection.id).in_(bindparam("keys", expanding=True))))
+_MESSAGE_BODIES = (select(col(TicketMessage.ticket_id), col(TicketMessage.body))
+                   .where(col(TicketMessage.ticket_id).in_(bindparam("keys", expanding=True)))
+                   .order_by(col(TicketMessage.created_at), col(TicketMessage.id)))
 
 
 def _timestamp(value: datetime) -> float:

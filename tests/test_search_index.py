@@ -162,3 +162,13 @@ def test_the_first_search_of_a_process_moves_what_is_alive_out_of_full_collectio
     before, frozen, walked = (int(x) for x in done.stdout.split())
     assert before == 0 and frozen > 50_000  # the libraries, the desk's rows read so far, the index
     assert walked < frozen / 10
+
+
+def test_settling_hands_freed_memory_back_on_glibc():
+    import platform
+
+    from bot import heap
+
+    heap.settle("a test")
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert heap._malloc_trim, "malloc_trim is found in the C library the interpreter runs on"

@@ -37,6 +37,16 @@ def similar_scores(returned: Sequence[str], case: SimilarCase, k: int = 5) -> di
             "near_miss": float(bool(case.near_misses.intersection(top)))}
 
 
+def average_precision(ranked: Sequence[str], relevant: frozenset[str]) -> float:
+    """The mean over the relevant documents of the precision at the rank where each was found (0 if never)."""
+    hits, total = 0, 0.0
+    for rank, key in enumerate(ranked, start=1):
+        if key in relevant:
+            hits += 1
+            total += hits / rank
+    return total / len(relevant) if relevant else 0.0
+
+
 def mean(rows: Sequence[dict[str, float]], key: str) -> float:
     values = [row[key] for row in rows if key in row]
     return statistics.fmean(values) if values else float("nan")

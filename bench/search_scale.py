@@ -25,13 +25,16 @@ from bot.db.search.packed import PackedIndex
 from bot.db.search.params import PARAMS
 from bot.db.search.persist import Stored, Vocabulary, encode
 from bot.db.search.ranking import _mutual, like_weights, query_weights
+from bot.db.search.vectors import EMBEDDER, ticket_text
 
 
 def packed(docs: list[Document], fields: tuple[str, ...]) -> PackedIndex:
     """The documents analysed and packed, their terms numbered in order of first appearance."""
     vocabulary = Vocabulary()
     stored = []
-    for doc, analysis in zip(docs, analysed(docs), strict=True):
+    found = (EMBEDDER.embed([ticket_text(d.fields) for d in docs]) if fields == TICKET_FIELDS
+             else [None] * len(docs))
+    for doc, analysis, vector in zip(docs, analysed(docs), found, strict=True):
         fresh = [t for t in dict.fromkeys([*analysis.terms, *analysis.words]) if t not in vocabulary.ids]
         first = len(vocabulary.names)
         vocabulary.learn([(first + i, t) for i, t in enumerate(fresh)])
@@ -39,7 +42,7 @@ def packed(docs: list[Document], fields: tuple[str, ...]) -> PackedIndex:
         terms = np.frombuffer(blobs["terms"], dtype=np.int32)
         stored.append(Stored(doc.key, 0, doc.updated, np.frombuffer(blobs["lengths"], dtype=np.int32), terms,
                              np.frombuffer(blobs["tfs"], dtype=np.uint8).reshape(len(terms), len(fields)),
-                             np.frombuffer(blobs["words"], dtype=np.int32)))
+                             np.frombuffer(blobs["words"], dtype=np.int32), vector))
     index = PackedIndex(fields, vocabulary)
     index.load(stored)
     return index

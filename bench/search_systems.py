@@ -32,7 +32,7 @@ class Timed:
     def run(self, kind: str, fn: Callable[[], list[str]]) -> list[str]:
         started = time.perf_counter()
         result = fn()
-        self.ms[kind].append((time.perf_counter() - started) * 1000)
+        self.ms.setdefault(kind, []).append((time.perf_counter() - started) * 1000)
         return result
 
 
@@ -48,6 +48,11 @@ class KitebaseTools(Timed):
 
     def similar(self, ticket_id: str) -> list[str]:
         return self.run("tickets", lambda: self._ids("search_tickets", {"like_ticket_id": ticket_id, "limit": 5}))
+
+    def ticket_words(self, query: str) -> list[str]:
+        """Tickets by words (timed only: the set judges help answers and similar tickets; the tool takes 500
+        characters of query)."""
+        return self.run("words", lambda: self._ids("search_tickets", {"query": query[:500], "limit": 5}))
 
     def _ids(self, tool: str, arguments: dict) -> list[str]:
         result = execute(REGISTRY, self.ctx, tool, arguments)

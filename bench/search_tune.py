@@ -1,7 +1,10 @@
 """Tune the ranking parameters on the tuning half of the evaluation set only: `python -m bench.search_tune`.
 
 Coordinate ascent over a coarse grid per parameter (two passes), on SQLite (the ranking is the same on
-PostgreSQL). Prints the best parameters as Python to paste into bot/db/search/params.py; the held-out
+PostgreSQL). For similar tickets, the words' parameters first, words alone (recall@5 + precision@5), then the
+vectors' share of the blend by how well it orders the candidates before any cut-off (mean average precision: recall@5
++ precision@5 is nearly saturated by the words alone on the tuning half and cannot tell blends apart), then
+the cut-offs for that blend. Prints the best parameters as Python to paste into bot/db/search/params.py; the held-out
 half is never looked at here. `python -m bench.search_eval` then reports both halves.
 """
 
@@ -12,7 +15,7 @@ import tempfile
 from collections.abc import Callable
 
 from bench.search_eval import fresh_database, load_cases
-from bench.search_metrics import help_scores, mean, similar_scores
+from bench.search_metrics import average_precision, help_scores, mean, similar_scores
 from bot.db import search
 from bot.db.search.bm25f import FieldParams
 from bot.db.search.params import PARAMS, SearchParams
@@ -86,14 +89,30 @@ def main() -> int:
                 ("max_terms", _plain("max_terms"), (6, 8, 10, 12, 16, 24))]
             params = coordinate_ascent(PARAMS, help_steps, help_quality)
             print("similar tickets (recall@5 + precision@5 on the tuning half):")
-            similar_steps = _field_steps("tickets", params.tickets) + [
+            cut_offs = [  # first, so that the words' parameters are judged at their own best cut-offs
+                ("like_min_similarity", _plain("like_min_similarity"), tuple(round(0.05 * i, 2) for i in range(16))),
+                ("like_relative", _plain("like_relative"), (0.0, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9))]
+            similar_steps = cut_offs + _field_steps("tickets", params.tickets) + [
                 (f"like_fields[{i}]", _like_field(i), (0.0, 0.3, 0.6, 1.0, 1.5, 2.0)) for i in range(5)] + [
-                ("like_terms", _plain("like_terms"), (8, 12, 16, 24, 32, 48)),
-                ("like_candidates", _plain("like_candidates"), (6, 8, 12, 16)),
-                ("like_min_similarity", _plain("like_min_similarity"),
-                 tuple(round(0.05 * i, 2) for i in range(2, 14))),
-                ("like_relative", _plain("like_relative"), (0.0, 0.5, 0.6, 0.7, 0.8, 0.9))]
-            params = coordinate_ascent(params, similar_steps, similar_quality)
+                ("like_terms", _plain("like_terms"), (8, 12, 16, 24, 32, 48))]
+            # like_candidates and like_vector_candidates (how many candidates are checked both ways) are a cost,
+            # set by the like-ticket latency at 100,000 tickets (bench item 7), not tuned here
+            words_alone = coordinate_ascent(dataclasses.replace(params, like_vector_weight=0.0), similar_steps,
+                                            similar_quality)
+
+            def ranking_quality(p: SearchParams) -> float:
+                """Mean average precision of the candidates in blended order, before any cut-off."""
+                open_ = dataclasses.replace(p, like_min_similarity=0.0, like_relative=0.0)
+                return mean([{"ap": average_precision(
+                    [h.id for h in search.similar_tickets(session, c.ticket, limit=50, params=open_)], c.same)}
+                    for c in similar_tune], "ap")
+
+            print("the vectors' share of the similarity (mean average precision before the cut-offs):")
+            params = coordinate_ascent(dataclasses.replace(words_alone, like_vector_weight=params.like_vector_weight),
+                                       [("like_vector_weight", _plain("like_vector_weight"),
+                                         (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8))], ranking_quality)
+            print("the cut-offs for that blend (recall@5 + precision@5):")
+            params = coordinate_ascent(params, cut_offs, similar_quality)
         db.engine.dispose()
     print("\nPARAMS =", params)
     return 0

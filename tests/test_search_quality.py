@@ -65,7 +65,9 @@ def test_similar_tickets_regression_subset(db):
             returned += len(hits)
             wanted += min(5, len(same))
             near_misses += [(ticket, hit) for hit in hits if hit in group["near_misses"]]
-    assert found / wanted >= 0.8 and found / returned >= 0.85, (found, wanted, returned, near_misses)
+    # recall@5 0.92 and precision@5 0.84 on the subset when written (the words alone, before ticket vectors:
+    # 0.85 and 0.88); give or take two misses
+    assert found / wanted >= 0.88 and found / returned >= 0.8, (found, wanted, returned, near_misses)
 
 
 def test_the_azure_block_is_not_the_okta_lockout(db):

@@ -337,6 +337,7 @@ class SearchDocument(SQLModel, table=True):
     tfs: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # uint8 frequency per term and field
     words: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 word numbers (typo correction)
     lengths: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 terms per field
+    vector: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))  # a ticket's vector
 
 
 class DeskChange(SQLModel, table=True):

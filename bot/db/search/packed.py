@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bot.db.search import vectors
 from bot.db.search.bm25f import FieldParams, Shape
 from bot.db.search.persist import Stored, Vocabulary
 
@@ -128,6 +129,11 @@ class PackedIndex:
         self.doc_terms = _Column([d.terms for d in docs], np.int32)
         self.doc_tfs = _Column([d.tfs for d in docs], np.uint8, width)
         self.doc_words = _Column([d.words for d in docs], np.int32)
+        self.block_vectors = np.zeros((len(docs), vectors.DIM), dtype=np.float16)  # a row per block slot
+        self.block_has_vector = np.array([d.vector is not None for d in docs], dtype=bool)
+        for slot in np.flatnonzero(self.block_has_vector).tolist():
+            self.block_vectors[slot] = docs[slot].vector
+        self.added_vectors: dict[int, np.ndarray] = {}  # overlay slot -> vector
         counts = np.diff(self.doc_terms.starts)
         terms, tfs = self.doc_terms.packed, self.doc_tfs.packed
         slots = np.repeat(np.arange(len(docs), dtype=np.int32), counts)
@@ -157,6 +163,8 @@ class PackedIndex:
         self.doc_terms.append(doc.terms)
         self.doc_tfs.append(doc.tfs)
         self.doc_words.append(doc.words)
+        if doc.vector is not None:
+            self.added_vectors[slot] = np.asarray(doc.vector, dtype=np.float16)
         for term in doc.terms.tolist():
             self.overlay.setdefault(term, []).append(slot)
         self.df = _grown(self.df, doc.terms)
@@ -179,7 +187,7 @@ class PackedIndex:
     def repack(self) -> None:
         """The live documents, overlay included, into one block again."""
         live = [Stored(self.keys[s], 0, float(self.updated[s]), self.lengths[s], self.doc_terms[s], self.doc_tfs[s],
-                       self.doc_words[s]) for s in sorted(self.slot_of.values())]
+                       self.doc_words[s], self.vector_of(s)) for s in sorted(self.slot_of.values())]
         self._load(live)
 
     def __len__(self) -> int:
@@ -190,6 +198,28 @@ class PackedIndex:
 
     def updated_of(self, key: str) -> float:
         return float(self.updated[self.slot_of[key]])
+
+    def vector_of(self, slot: int) -> np.ndarray | None:
+        if slot < self.block_slots:
+            return self.block_vectors[slot] if self.block_has_vector[slot] else None
+        return self.added_vectors.get(slot)
+
+    def cosines(self, key: str, others: Iterable[str]) -> dict[str, float]:
+        """The similarity of `key`'s vector with each of `others` (vectors.py; unit vectors, so a dot product);
+        a document without a vector is left out."""
+        mine = self.vector_of(self.slot_of[key]) if key in self.slot_of else None
+        slots = np.array([self.slot_of[other] for other in others if other in self.slot_of], dtype=np.int64)
+        if mine is None or not len(slots):
+            return {}
+        in_block = slots[slots < self.block_slots]
+        in_block = in_block[self.block_has_vector[in_block]]
+        added = [slot for slot in slots[slots >= self.block_slots].tolist() if slot in self.added_vectors]
+        rows = self.block_vectors[in_block]
+        if added:
+            rows = np.vstack([rows, *(self.added_vectors[slot][None, :] for slot in added)])
+        values = rows.astype(np.float32) @ mine.astype(np.float32)
+        keys = self.keys
+        return {keys[slot]: value for slot, value in zip([*in_block.tolist(), *added], values.tolist(), strict=True)}
 
     # --- statistics ----------------------------------------------------------------------------------
 
@@ -239,7 +269,10 @@ class PackedIndex:
         found = list(zip(numbers[wanted].tolist(), weights.tolist(), df[wanted].tolist(), strict=True))
         if len(found) <= keep:
             return sorted(found, key=lambda term: names[term[0]])
-        return sorted(found, key=lambda term: (-term[1] * self.idf_of_df(term[2]), names[term[0]]))[:keep]
+        idf = {df: self.idf_of_df(df) for df in {term[2] for term in found}}  # a few distinct dfs, each once
+        keys = [(-weight * idf[df], names[number]) for number, weight, df in found]
+        order = sorted(range(len(found)), key=keys.__getitem__)
+        return [found[i] for i in order[:keep]]
 
     def like_checks(self, other: str, queries: Mapping[str, list[tuple[int, float, int]]],
                     params: FieldParams) -> dict[str, tuple[float, float]]:

@@ -19,9 +19,12 @@ class SearchParams:
     like_terms: int = 48
     like_seed_terms: int = 16  # candidates are the best matches of the ticket's rarest terms...
     like_pool: int = 200  # ... this many of them
-    like_candidates: int = 12  # the best forward matches whose similarity is checked both ways
-    like_min_similarity: float = 0.35  # mutual similarity a hit needs (each reaches this share of the other's score)
-    like_relative: float = 0.8  # ... and this share of the best hit's similarity
+    # how many candidates are checked both ways (a cost: set by the latency at 100,000 tickets, not tuned):
+    like_candidates: int = 8  # the best forward matches by words
+    like_vector_candidates: int = 4  # ... and the closest by vector (vectors.py) among the candidates
+    like_vector_weight: float = 0.6  # the vectors' share of the similarity (the words' mutual similarity: the rest)
+    like_min_similarity: float = 0.35  # blended similarity a hit needs
+    like_relative: float = 0.85  # ... and this share of the best hit's similarity
 
 
 PARAMS = SearchParams()

@@ -25,6 +25,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from bot.db.models import SearchDocument, SearchTerm, table_of
+from bot.db.search import vectors
 from bot.db.search.analyzer import Analyzer
 from bot.db.search.documents import Document
 
@@ -92,6 +93,7 @@ class Stored:
     terms: np.ndarray  # int32 (n,)
     tfs: np.ndarray  # uint8 (n, fields)
     words: np.ndarray  # int32 (m,)
+    vector: np.ndarray | None = None  # float16 (vectors.DIM,): a ticket's vector (vectors.py); None for help
 
 
 class Vocabulary:
@@ -180,7 +182,7 @@ def decode(row: Any, fields: int) -> Stored:
     terms = np.frombuffer(row.terms, dtype=np.int32)
     return Stored(row.key, int(row.source), float(row.updated), np.frombuffer(row.lengths, dtype=np.int32),
                   terms, np.frombuffer(row.tfs, dtype=np.uint8).reshape(len(terms), fields),
-                  np.frombuffer(row.words, dtype=np.int32))
+                  np.frombuffer(row.words, dtype=np.int32), vectors.decode(row.vector))
 
 
 def store(session: Session, vocabulary: Vocabulary, kind: str, docs: list[tuple[Document, int]],
@@ -192,10 +194,14 @@ def store(session: Session, vocabulary: Vocabulary, kind: str, docs: list[tuple[
 
 def store_analysed(session: Session, vocabulary: Vocabulary, kind: str,
                    analyses: list[tuple[Document, int, Analysis]], fields: int) -> list[Stored]:
-    """Store documents already analysed (a bulk load analyses once for several databases)."""
+    """Store documents already analysed (a bulk load analyses once for several databases); tickets get their
+    vector (vectors.py)."""
     numbers = vocabulary.numbers(session, {t for _, _, a in analyses for t in [*a.terms, *a.words]})
+    found = (vectors.EMBEDDER.embed([vectors.ticket_text(doc.fields) for doc, _, _ in analyses])
+             if kind == "ticket" else [None] * len(analyses))
     rows: list[dict[str, Any]] = [{"kind": kind, "key": doc.key, "source": source, "updated": doc.updated,
-             **encode(analysis, numbers, fields)} for doc, source, analysis in analyses]
+             **encode(analysis, numbers, fields), "vector": vectors.encode(vector)}
+                                  for (doc, source, analysis), vector in zip(analyses, found, strict=True)]
     for start in range(0, len(rows), CHUNK):
         session.execute(_upsert(session), rows[start:start + CHUNK])
     return [decode(_Row(**row), fields) for row in rows]
@@ -222,6 +228,7 @@ class _Row:
     tfs: bytes
     words: bytes
     lengths: bytes
+    vector: bytes | None
 
 
 def _upsert(session: Session) -> Any:
@@ -229,10 +236,10 @@ def _upsert(session: Session) -> Any:
     module = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
     statement = module.insert(table)
     return statement.on_conflict_do_update(index_elements=["kind", "key"], set_={
-        name: statement.excluded[name] for name in ("source", "updated", "terms", "tfs", "words", "lengths")})
+        name: statement.excluded[name] for name in ("source", "updated", "terms", "tfs", "words", "lengths", "vector")})
 
 
-_COLUMNS = ("key", "source", "updated", "lengths", "terms", "tfs", "words")
+_COLUMNS = ("key", "source", "updated", "lengths", "terms", "tfs", "words", "vector")
 
 
 def read(session: Session, kind: str, keys: list[str] | None = None, fields: int = 0) -> Iterator[Stored]:

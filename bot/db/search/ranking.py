@@ -52,10 +52,12 @@ def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str
                     params: SearchParams = PARAMS) -> list[Hit]:
     """Tickets like `ticket_id`, compared on title, tags, first message, error text and notes.
 
-    The similarity of two tickets is mutual: how much of each one's own score the other reaches under its
-    query (geometric mean). A long ticket full of words can't look like everything, and a short one can't
-    match a long one on a single shared word. Hits under `like_min_similarity`, or far below the best hit
-    (`like_relative`), are left out: they are usually the same symptom with another cause.
+    Two signals, blended (`like_vector_weight`): the words, as a mutual similarity (how much of each one's own
+    score the other reaches under its query, geometric mean: a long ticket full of words can't look like
+    everything, and a short one can't match a long one on a single shared word); and what the two tickets
+    are about, as the similarity of their vectors (vectors.py), which joins tickets that tell one cause in
+    different words. Hits under `like_min_similarity`, or far below the best hit (`like_relative`), are left
+    out: they are usually the same symptom with another cause.
     """
     index = ticket_index(session)
     with index.lock:
@@ -95,21 +97,26 @@ def like_weights(index: PackedIndex, ticket_id: str, params: SearchParams) -> di
 
 
 def _mutual(index: PackedIndex, ticket_id: str, terms: dict[str, float], params: SearchParams) -> dict[str, float]:
-    """Candidates are the best matches of the ticket's rarest terms; the best of them by the full query
-    are checked both ways."""
+    """Candidates are the best matches of the ticket's rarest terms; the best of them by the full query, and
+    the closest of them by vector, are checked both ways and blended with their vector similarity."""
     seeds = index.best(*index.scores(_rarest(index, terms, params.like_seed_terms), params.tickets),
                        params.like_pool)
-    candidates = {key for key, _ in seeds}
+    candidates = {key for key, _ in seeds} - {ticket_id}
     scores = index.score_keys(terms, params.tickets, candidates | {ticket_id})
     own = scores.pop(ticket_id, 0.0) or 1.0
     forward = heapq.nlargest(params.like_candidates, scores.items(), key=lambda item: (item[1], item[0]))
+    cosines = index.cosines(ticket_id, candidates)
+    close = heapq.nlargest(params.like_vector_candidates, cosines.items(), key=lambda item: (item[1], item[0]))
+    checked = sorted({key for key, _ in forward} | {key for key, _ in close})
     checks = index.like_checks(ticket_id, {key: index.like_terms(key, params.like_fields, params.like_terms)
-                                           for key, _ in forward}, params.tickets)
-    mutual = {}
-    for key, score in forward:
+                                           for key in checked}, params.tickets)
+    weight = params.like_vector_weight if cosines else 0.0
+    blended = {}
+    for key in checked:
         reached, itself = checks[key]
-        mutual[key] = math.sqrt(score / own * reached / (itself or 1.0))
-    return mutual
+        words = math.sqrt(scores.get(key, 0.0) / own * reached / (itself or 1.0))
+        blended[key] = (1 - weight) * words + weight * max(0.0, cosines.get(key, 0.0))
+    return blended
 
 
 def _rarest(index: PackedIndex, weights: dict[str, float], keep: int) -> dict[str, float]:

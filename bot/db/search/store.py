@@ -72,7 +72,8 @@ class KindIndex:
         keys = list(expected)
         stored = {d.key: d for d in persist.read(session, self.kind, None if len(keys) > CHUNK else keys,
                                                  len(self.fields))}
-        stale = [key for key in keys if key not in stored or stored[key].source != expected[key]]
+        stale = [key for key in keys if key not in stored or stored[key].source != expected[key]
+                 or (self.kind == "ticket" and stored[key].vector is None)]  # (stored before vectors were)
         if stale:
             logger.info("search: analysing %d %s document(s) not stored yet", len(stale), self.kind)
             docs = documents(session, self.kind, stale)

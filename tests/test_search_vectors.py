@@ -122,3 +122,19 @@ def test_tickets_telling_one_cause_in_other_words_are_found(db):
     assert {"KITE-102", "KITE-167"} <= set(found["KITE-117"]), json.dumps(found)
     assert {"KITE-102", "KITE-117"} <= set(found["KITE-167"]), json.dumps(found)
     assert "KITE-194" in found["KITE-155"], json.dumps(found)
+
+
+def test_a_broken_model_never_fails_a_write_and_search_falls_back_to_words(db, settings, monkeypatch, caplog):
+    from tools import REGISTRY, ToolContext, execute
+
+    def broken(texts):  # a damaged install: the model's files cannot be read
+        raise vectors.ModelMissing("wordllama is installed without weights/l2_supercat_256.safetensors")
+
+    monkeypatch.setattr(vectors.EMBEDDER, "embed", broken)
+    ctx = ToolContext(db=db, settings=settings, tool_use_id="toolu_broken")
+    result = execute(REGISTRY, ctx, "reply_to_customer",
+                     {"ticket_id": "KITE-142", "message": "Could you check the new Okta app's certificate?"})
+    assert not result.is_error, result.text
+    hits = execute(REGISTRY, ctx, "search_tickets", {"like_ticket_id": "KITE-162"})
+    assert not hits.is_error and [h["id"] for h in hits.data] == ["KITE-166"]
+    assert "compare words alone" in caplog.text

@@ -197,14 +197,26 @@ def store_analysed(session: Session, vocabulary: Vocabulary, kind: str,
     """Store documents already analysed (a bulk load analyses once for several databases); tickets get their
     vector (vectors.py)."""
     numbers = vocabulary.numbers(session, {t for _, _, a in analyses for t in [*a.terms, *a.words]})
-    found = (vectors.EMBEDDER.embed([vectors.ticket_text(doc.fields) for doc, _, _ in analyses])
-             if kind == "ticket" else [None] * len(analyses))
+    found = _vectors(kind, [doc for doc, _, _ in analyses])
     rows: list[dict[str, Any]] = [{"kind": kind, "key": doc.key, "source": source, "updated": doc.updated,
              **encode(analysis, numbers, fields), "vector": vectors.encode(vector)}
                                   for (doc, source, analysis), vector in zip(analyses, found, strict=True)]
     for start in range(0, len(rows), CHUNK):
         session.execute(_upsert(session), rows[start:start + CHUNK])
     return [decode(_Row(**row), fields) for row in rows]
+
+
+def _vectors(kind: str, docs: list[Document]) -> list[np.ndarray | None]:
+    """Tickets' vectors. When the model cannot be used (a broken install), the documents are stored without
+    (so a write never fails on the search's account) and similar tickets compare words alone until it can."""
+    if kind != "ticket" or not docs:
+        return [None] * len(docs)
+    try:
+        return list(vectors.EMBEDDER.embed([vectors.ticket_text(doc.fields) for doc in docs]))
+    except Exception:
+        logger.exception("search: no ticket vectors for %d ticket(s); similar tickets compare words alone",
+                         len(docs))
+        return [None] * len(docs)
 
 
 def store_now(engine: Engine, vocabulary: Vocabulary, kind: str, docs: list[tuple[Document, int]],

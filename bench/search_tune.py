@@ -1,16 +1,17 @@
 """Tune the ranking parameters on the tuning half of the evaluation set only: `python -m bench.search_tune`.
 
 Coordinate ascent over a coarse grid per parameter (two passes), on SQLite (the ranking is the same on
-PostgreSQL). For similar tickets, the words' parameters first, words alone (recall@5 + precision@5), then the
-vectors' share of the blend by how well it orders the candidates before any cut-off (mean average precision: recall@5
-+ precision@5 is nearly saturated by the words alone on the tuning half and cannot tell blends apart), then
-the cut-offs for that blend. Prints the best parameters as Python to paste into bot/db/search/params.py; the held-out
-half is never looked at here. `python -m bench.search_eval` then reports both halves.
+PostgreSQL). For similar tickets, the words' parameters first, words alone (recall@5 + precision@5), then
+the vectors' share of the blend by how well it orders the candidates before any cut-off (mean average
+precision: recall@5 + precision@5 is nearly saturated by the words alone on the tuning half and cannot tell
+blends apart), then the cut-offs for that blend. Prints the best parameters as Python to paste into
+bot/db/search/params.py; the held-out half is never looked at here. `python -m bench.search_eval` then reports both halves.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import statistics
 import tempfile
 from collections.abc import Callable
 
@@ -103,12 +104,12 @@ def main() -> int:
             def ranking_quality(p: SearchParams) -> float:
                 """Mean average precision of the candidates in blended order, before any cut-off."""
                 open_ = dataclasses.replace(p, like_min_similarity=0.0, like_relative=0.0)
-                return mean([{"ap": average_precision(
-                    [h.id for h in search.similar_tickets(session, c.ticket, limit=50, params=open_)], c.same)}
-                    for c in similar_tune], "ap")
+                return statistics.fmean(average_precision(
+                    [h.id for h in search.similar_tickets(session, c.ticket, limit=50, params=open_)], c.same)
+                    for c in similar_tune)
 
             print("the vectors' share of the similarity (mean average precision before the cut-offs):")
-            params = coordinate_ascent(dataclasses.replace(words_alone, like_vector_weight=params.like_vector_weight),
+            params = coordinate_ascent(words_alone,  # from the words alone (a share of 0): found, not confirmed
                                        [("like_vector_weight", _plain("like_vector_weight"),
                                          (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8))], ranking_quality)
             print("the cut-offs for that blend (recall@5 + precision@5):")

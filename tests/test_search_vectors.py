@@ -10,11 +10,13 @@ import pytest
 from sqlalchemy import text
 
 from bot.db import search
+from bot.db.engine import Database
 from bot.db.search import vectors
 from bot.db.search.documents import TICKET_FIELDS, ticket_document
 from bot.db.search.packed import PackedIndex
 from bot.db.search.persist import Stored, Vocabulary, analyse, encode
 from bot.db.search.store import ticket_index
+from tools import REGISTRY, ToolContext, execute
 
 
 def test_vectors_are_unit_length_deterministic_and_about_the_text():
@@ -87,7 +89,6 @@ def test_every_stored_ticket_has_its_vector_and_old_rows_get_one(db):
                                   "AND vector IS NOT NULL")).scalar()
         conn.execute(text("UPDATE search_document SET vector = NULL WHERE key IN ('KITE-142', 'KITE-144')"))
     assert missing == 0 and helps == 0
-    from bot.db.engine import Database
     later = Database.from_url(db.engine.url.render_as_string(hide_password=False))  # a new process's index
     try:
         with later.session() as session:
@@ -100,8 +101,6 @@ def test_every_stored_ticket_has_its_vector_and_old_rows_get_one(db):
 
 
 def test_a_ticket_written_by_a_tool_is_stored_with_its_vector(db, settings):
-    from tools import REGISTRY, ToolContext, execute
-
     ctx = ToolContext(db=db, settings=settings, tool_use_id="toolu_vec")
     assert not execute(REGISTRY, ctx, "reply_to_customer",
                        {"ticket_id": "KITE-153", "message": "Please re-upload the logo as a PNG."}).is_error
@@ -125,8 +124,6 @@ def test_tickets_telling_one_cause_in_other_words_are_found(db):
 
 
 def test_a_broken_model_never_fails_a_write_and_search_falls_back_to_words(db, settings, monkeypatch, caplog):
-    from tools import REGISTRY, ToolContext, execute
-
     def broken(texts):  # a damaged install: the model's files cannot be read
         raise vectors.ModelMissing("wordllama is installed without weights/l2_supercat_256.safetensors")
 

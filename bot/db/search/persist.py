@@ -248,7 +248,7 @@ def _upsert(session: Session) -> Any:
     module = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
     statement = module.insert(table)
     return statement.on_conflict_do_update(index_elements=["kind", "key"], set_={
-        name: statement.excluded[name] for name in ("source", "updated", "terms", "tfs", "words", "lengths", "vector")})
+        name: statement.excluded[name] for name in _COLUMNS if name != "key"})
 
 
 _COLUMNS = ("key", "source", "updated", "lengths", "terms", "tfs", "words", "vector")

@@ -179,16 +179,13 @@ class Background:
                                          client=self.sender.client)
 
     def start(self) -> None:
-        from bot.runs.sweeps import recover_runs
+        from bot.runs.sweeps import recover
 
         self.sender.start()
         self.scheduler.start()
         for approver in sorted(a for a in self.ctx.settings.approvers if a.startswith(("U", "W"))):
             self.ctx.service.home_opened(approver)  # their App Home shows the drafts waiting for them
-        settings = self.ctx.settings
-        recover_runs(self.ctx.service, datetime.now(UTC), self.ctx.dispatch, at_start=True,
-                     stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
-                     stale_seconds=settings.process_stale_seconds)
+        recover(self.ctx.service, datetime.now(UTC), self.ctx.dispatch, at_start=True)
 
     def stop(self) -> None:
         self.scheduler.shutdown(wait=False)

@@ -12,10 +12,12 @@ import procrastinate
 
 from bot import heap
 from bot.config import Settings
+from bot.db.models import utcnow
 from bot.db.open import open_database
 from bot.jobs import build_scheduler
 from bot.runs.processes import Liveness
 from bot.runs.service import RunService
+from bot.runs.sweeps import recover
 from bot.runs.workqueue import QUEUE, QueueDispatcher, build_worker_app, ensure_schema
 
 logger = logging.getLogger(__name__)
@@ -45,6 +47,10 @@ def run_worker(settings: Settings) -> int:
     scheduler = build_scheduler(settings, service, dispatcher, groups=groups,
                                 client=sender.client if sender else None)
     scheduler.start()
+    dispatcher.start_threads()
+    # Like a restarted serve: what a dead process left (this worker's predecessor on this host, say) is
+    # dispatched now, not at the timer's first pass.
+    recover(service, utcnow(), dispatcher, at_start=True)
     app = build_worker_app(settings, continue_run)
     heap.settle("worker start-up")  # later full garbage collections walk only what runs make
     print(f"Kitebase worker {service.owner} waiting for runs (queue {QUEUE!r})", flush=True)

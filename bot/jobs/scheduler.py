@@ -38,9 +38,7 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
     add(lambda: reminders.remind_approvals(service, clock(), settings.remind_after_seconds),
         IntervalTrigger(minutes=1), "remind-approvals", "remind the approvers of drafts waiting longer than "
         "KITEBASE_APPROVAL_REMIND_AFTER")
-    add(lambda: sweeps.recover_runs(service, clock(), dispatch,
-                                    stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
-                                    stale_seconds=settings.process_stale_seconds),
+    add(lambda: sweeps.recover(service, clock(), dispatch),
         IntervalTrigger(seconds=RECOVER_EVERY_SECONDS), "recover-runs",
         "continue runs whose process died or that were never dispatched; escalate stuck runs")
     add(lambda: sweeps.refresh_homes(service), IntervalTrigger(minutes=10), "refresh-homes",

@@ -104,6 +104,16 @@ def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuc
     return resumed, escalated
 
 
+def recover(service: RunService, now: datetime, dispatch: Dispatch, *, at_start: bool = False
+            ) -> tuple[list[int], list[int]]:
+    """`recover_runs` with the thresholds of the settings: the timer's pass, and a process's first at start-up
+    (`at_start`: runs queued a moment ago are dispatched at once, not after NEVER_DISPATCHED_AFTER)."""
+    settings = service.settings
+    return recover_runs(service, now, dispatch, at_start=at_start,
+                        stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
+                        stale_seconds=settings.process_stale_seconds)
+
+
 def post_digest(service: RunService, now: datetime, *, hour: int = 9) -> bool:
     """Today's queue digest for KITEBASE_ESCALATION_CHANNEL, once a day at `hour` UTC or later."""
     channel = service.settings.escalation_channel
@@ -130,9 +140,7 @@ def sweep_all(service: RunService, now: datetime, dispatch: Dispatch) -> SweepRe
     report = SweepReport()
     report.expired = [id_of(a) for a in expire_approvals(service, now, settings.approval_ttl_seconds)]
     report.reminded = reminders.remind_approvals(service, now, settings.remind_after_seconds)
-    report.resumed, report.escalated = recover_runs(
-        service, now, dispatch, stuck_after_seconds=settings.deadline_seconds + 2 * settings.model_timeout_seconds,
-        stale_seconds=settings.process_stale_seconds)
+    report.resumed, report.escalated = recover(service, now, dispatch)
     refresh_homes(service)
     report.digest = post_digest(service, now)
     return report

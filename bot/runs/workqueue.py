@@ -1,7 +1,17 @@
 """Several machines: runs continue on `kitebase worker` processes through procrastinate, a task queue that
-lives in PostgreSQL (no other server). One job per continuation, locked per run so two workers never
-continue the same run at once; a stalled job (its worker died) is retried; a retried event that defers the
-same run twice is absorbed by the queueing lock."""
+lives in PostgreSQL (no other server).
+
+A job is only a wake-up call: "continue run N". The run itself is the truth, and two things the run layer
+already has keep it safe and bring it back, in both execution shapes alike:
+- the run's lease: whoever continues a run holds it, so a second job for a run someone is continuing simply
+  ends (`resume` returns None; nothing is lost: whatever that run still needs is in its row);
+- the recovery sweep (bot/runs/sweeps.py, every 5 s in every serve and worker): a run whose owner died, that
+  was never dispatched, or whose drafts are decided but nobody continued is dispatched again.
+
+So jobs carry no procrastinate `lock` (it would make a dead worker's job block the sweep's new one for that
+run) and are never retried: a job left `doing` by a dead worker is ended (`end_stranded_jobs`), not put back;
+the sweep has already continued its run. The queueing lock still absorbs a retried event that defers the same
+run twice while a job for it waits."""
 
 from __future__ import annotations
 
@@ -11,6 +21,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 import procrastinate
+import procrastinate.exceptions
+from procrastinate import jobs
 from procrastinate.exceptions import AlreadyEnqueued
 from sqlalchemy.engine import make_url
 
@@ -22,10 +34,6 @@ logger = logging.getLogger(__name__)
 TASK = "kitebase.continue_run"
 QUEUE = "runs"
 SCHEMA_LOCK = 727272
-
-
-class RunBusy(RuntimeError):
-    """Another worker still holds the run's lease; the job is retried later."""
 
 
 def conninfo(database_url: str) -> str:
@@ -77,8 +85,7 @@ class QueueDispatcher:
 
     def _defer(self, run_id: int) -> int | None:
         try:
-            return self.app.configure_task(name=TASK, queue=QUEUE, lock=f"run-{run_id}",
-                                           queueing_lock=f"run-{run_id}").defer(run_id=run_id)
+            return self.app.configure_task(name=TASK, queue=QUEUE, queueing_lock=f"run-{run_id}").defer(run_id=run_id)
         except AlreadyEnqueued:  # a job for this run already waits: it will see the newest state
             return None
         except Exception:
@@ -96,28 +103,43 @@ class QueueDispatcher:
 
 
 def build_worker_app(settings: Settings, continue_run: Callable[[int], bool]) -> procrastinate.App:
-    """The worker's app: the continue-run task, and a periodic retry of jobs whose worker died."""
+    """The worker's app: the continue-run task, and a periodic end to jobs whose worker died."""
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(settings.database_url)))
-    retry = procrastinate.RetryStrategy(max_attempts=40, wait=max(1, int(settings.lease_seconds // 4)),
-                                        retry_exceptions={RunBusy})
 
-    @app.task(name=TASK, queue=QUEUE, retry=retry)
+    @app.task(name=TASK, queue=QUEUE)
     def continue_run_task(run_id: int) -> None:
         if not continue_run(run_id):
-            raise RunBusy(f"run {run_id} is held by another worker's lease")
+            logger.info("run %s is being continued by another process; this job ends (the recovery sweep "
+                        "dispatches the run again if it still needs continuing)", run_id)
 
-    @app.periodic(cron="* * * * *", periodic_id="retry-stalled")
-    @app.task(name="kitebase.retry_stalled_jobs", queue=QUEUE, queueing_lock="retry-stalled-jobs")
-    async def retry_stalled(timestamp: int) -> int:
-        return await retry_stalled_jobs(app, settings.stalled_job_seconds)
+    @app.periodic(cron="* * * * *", periodic_id="end-stranded")
+    @app.task(name="kitebase.end_stranded_jobs", queue=QUEUE, queueing_lock="end-stranded-jobs")
+    async def end_stranded(timestamp: int) -> int:
+        return await end_stranded_jobs(app, settings.stalled_job_seconds)
 
     return app
 
 
-async def retry_stalled_jobs(app: procrastinate.App, seconds_since_heartbeat: float) -> int:
-    """Jobs left `doing` by a worker that stopped sending heartbeats go back to the queue."""
-    stalled = list(await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=seconds_since_heartbeat))
+async def end_stranded_jobs(app: procrastinate.App, seconds_since_heartbeat: float) -> int:
+    """Jobs left `doing` by a worker that stopped sending heartbeats are marked failed, one by one. Their runs
+    are not this function's business: the recovery sweep has continued them already (or will, within seconds),
+    so a stranded job is never put back in the queue, where it would compete with the sweep's own job."""
+    stalled = await app.job_manager.get_stalled_jobs(queue=QUEUE, seconds_since_heartbeat=seconds_since_heartbeat)
+    ended = 0
     for job in stalled:
-        logger.warning("retrying stalled job %s (%s %s)", job.id, job.task_name, job.task_kwargs)
-        await app.job_manager.retry_job(job)
-    return len(stalled)
+        assert job.id is not None  # a job read from the table has its id
+        try:
+            await app.job_manager.finish_job_by_id_async(job_id=job.id, status=jobs.Status.FAILED, delete_job=False)
+        except procrastinate.exceptions.ConnectorException as exc:  # ended by another worker first, or no database
+            logger.warning("stranded job %s was not ended now (%s); a later pass sees it if it is still there",
+                           job.id, _first_line(exc))
+            continue
+        ended += 1
+        logger.warning("job %s (%s %s) was left running by a worker that stopped; marked failed (its run is "
+                       "continued by the recovery sweep)", job.id, job.task_name, job.task_kwargs)
+    return ended
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from slack_bolt import Ack, App
+from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.runs import escalations, feedback, views
 from bot.runs.errors import BadInput
@@ -40,17 +41,19 @@ def register(app: App, ctx: SlackContext) -> None:
         approval = _pending_approval(ctx, body)
         if approval is not None:
             target = approval["target"] or {}
-            client.views_open(trigger_id=body["trigger_id"], view=cards.build_edit_modal(
+            _open_form(ctx, body, client, cards.build_edit_modal(
                 metadata=_modal_metadata(body), ticket_id=str(approval["input"].get("ticket_id", "")),
-                customer=target.get("customer", "the customer"), draft=str(approval["input"].get("message", ""))))
+                customer=target.get("customer", "the customer"), draft=str(approval["input"].get("message", ""))),
+                then="Nothing was sent and the draft still waits. Click Edit again in a minute.")
 
     @app.action(ui.REJECT)
     def handle_reject(ack: Ack, body: dict[str, Any], client: Any) -> None:
         ack()
         approval = _pending_approval(ctx, body)
         if approval is not None:
-            client.views_open(trigger_id=body["trigger_id"], view=cards.build_reject_modal(
-                metadata=_modal_metadata(body), ticket_id=str(approval["input"].get("ticket_id", ""))))
+            _open_form(ctx, body, client, cards.build_reject_modal(
+                metadata=_modal_metadata(body), ticket_id=str(approval["input"].get("ticket_id", ""))),
+                then="Nothing was sent and the draft still waits. Click Reject again in a minute.")
 
     @app.action(ui.CLAIM)
     def handle_claim(ack: Ack, body: dict[str, Any]) -> None:
@@ -80,8 +83,9 @@ def register(app: App, ctx: SlackContext) -> None:
         escalation_id = _escalation_for(ctx, body)
         escalation = views.escalation(ctx.db, escalation_id) if escalation_id is not None else None
         if escalation is not None:
-            client.views_open(trigger_id=body["trigger_id"], view=cards.build_close_modal(
-                metadata={"escalation_id": escalation_id}, ticket_id=escalation["run"]["ticket_id"] or ""))
+            _open_form(ctx, body, client, cards.build_close_modal(
+                metadata={"escalation_id": escalation_id}, ticket_id=escalation["run"]["ticket_id"] or ""),
+                then="The escalation is still open. Click Close again in a minute.")
 
     @app.action(ui.FEEDBACK)
     def handle_feedback(ack: Ack, body: dict[str, Any], client: Any) -> None:
@@ -97,9 +101,10 @@ def register(app: App, ctx: SlackContext) -> None:
             return
         ack()
         if value == "down":  # the thumbs down is recorded; the modal only adds an optional note
-            client.views_open(trigger_id=body["trigger_id"], view=build_feedback_modal(
+            _open_form(ctx, body, client, build_feedback_modal(
                 run_id=run_id, channel=(body.get("channel") or {}).get("id"),
-                thread_ts=(body.get("container") or {}).get("thread_ts")))
+                thread_ts=(body.get("container") or {}).get("thread_ts")),
+                then=f"Your thumbs down on run #{run_id} is recorded all the same; the note was optional.")
         else:
             _tell(ctx, body, f"Thanks: your thumbs up on run #{run_id} is recorded.")
 
@@ -188,6 +193,19 @@ def _value(body: dict[str, Any]) -> dict[str, Any]:
 def _modal_metadata(body: dict[str, Any]) -> dict[str, Any]:
     return {**_value(body), "channel": (body.get("channel") or {}).get("id"),
             "ts": (body.get("container") or {}).get("message_ts")}
+
+
+def _open_form(ctx: SlackContext, body: dict[str, Any], client: Any, view: dict[str, Any], *, then: str) -> None:
+    """views.open, the one Slack call a listener makes (a trigger_id lives 3 s, too short for the outbox).
+    When Slack does not open the form, the click has already been acknowledged and changed nothing: the person
+    is told so (through the outbox, which waits out the outage), and the log gets a line, not a traceback."""
+    try:
+        client.views_open(trigger_id=body["trigger_id"], view=view)
+    except (SlackClientError, OSError) as exc:
+        answer = exc.response.get("error") if isinstance(exc, SlackApiError) else None
+        logger.warning("views.open for %s failed: %s", view.get("callback_id"), answer or type(exc).__name__)
+        said = f" (it answered “{answer}”)" if isinstance(answer, str) and answer else ""
+        _tell(ctx, body, f"Slack didn't open the form{said}. {then}")
 
 
 def _tell(ctx: SlackContext, body: dict[str, Any], text: str) -> None:

@@ -15,6 +15,7 @@ from bot.config import Settings
 from bot.db.models import utcnow
 from bot.db.open import open_database
 from bot.jobs import build_scheduler
+from bot.runs.dispatch import Continuations
 from bot.runs.processes import Liveness
 from bot.runs.service import RunService
 from bot.runs.sweeps import recover
@@ -40,8 +41,21 @@ def run_worker(settings: Settings) -> int:
 
         sender, groups = OutboxSender(db, settings, make_client(settings)).start(), GroupCache()
 
+    continuations = Continuations()
+
     def continue_run(run_id: int) -> bool:
-        return service.resume(run_id) is not None
+        """One job's continuation; False when another process holds the run. Two jobs of one run in this
+        process never continue it at once (jobs carry no procrastinate lock: bot/runs/workqueue.py)."""
+        if not continuations.take(run_id):
+            return True  # under way in another of this worker's threads, which looks once more when done
+        try:
+            while True:
+                held = service.resume(run_id) is not None
+                if continuations.done(run_id):
+                    return held
+        except BaseException:
+            continuations.abandon(run_id)
+            raise
 
     dispatcher = QueueDispatcher(settings)
     scheduler = build_scheduler(settings, service, dispatcher, groups=groups,

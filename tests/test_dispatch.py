@@ -8,7 +8,7 @@ import time
 
 from bot.db.open import open_database
 from bot.pressure import Held, answering
-from bot.runs.dispatch import Dispatcher
+from bot.runs.dispatch import Continuations, Dispatcher
 from bot.runs.service import RunService
 from tests.conftest import make_settings
 
@@ -106,3 +106,40 @@ def test_held_outlives_a_failing_pass_on():
     held.add("next")
     held.close()
     assert seen == [["boom"], ["next"]]
+
+
+def test_one_continuation_of_a_run_per_process_and_it_looks_again_when_asked_meanwhile():
+    """A run's lease is held per process: two threads of one process must never continue a run at once."""
+    continuations = Continuations()
+    inside, overlaps, rounds = [], [], []
+    gate = threading.Event()
+
+    def continue_run(run_id: int) -> None:
+        if not continuations.take(run_id):
+            return
+        while True:
+            if inside:
+                overlaps.append(run_id)
+            inside.append(run_id)
+            rounds.append(run_id)
+            gate.wait(5)
+            inside.pop()
+            if continuations.done(run_id):
+                return
+
+    first = threading.Thread(target=continue_run, args=(7,))
+    first.start()
+    time.sleep(0.1)
+    others = [threading.Thread(target=continue_run, args=(7,)) for _ in range(3)]
+    for thread in others:
+        thread.start()
+    for thread in others:
+        thread.join(5)  # they return at once: one is under way
+    assert not any(t.is_alive() for t in others) and rounds == [7]
+    gate.set()
+    first.join(5)
+    assert rounds == [7, 7], "asked three times meanwhile: the one under way looked once more"
+    assert not overlaps and not continuations.busy()
+    assert continuations.take(7)
+    continuations.abandon(7)
+    assert not continuations.busy() and continuations.take(7)

@@ -193,3 +193,47 @@ def test_workers_deliver_slack_one_at_a_time_and_another_takes_over(db, pg_setti
     assert sum("KITE-144" in (m.get("text") or "") for m in shown) == 1, "the answer once"
     assert sum(1 for m in shown if (m.get("blocks") or [{}])[0].get("type") == "header") == 1, "the card once"
     assert len(staff_replies(db, "KITE-142")) == 1
+
+
+def test_a_second_job_for_a_run_under_way_never_continues_it_twice(db, pg_settings, tmp_path):
+    """Jobs carry no procrastinate lock (the run's lease guards it), and a lease is held per process: a second
+    wake-up for a run this very worker is continuing (a sweep's, a retried event's) must not start a second
+    continuation in another of its threads. It makes the one under way look once more instead."""
+    from tests.fakes.anthropic_server import MessagesAPIServer
+    from tests.fakes.worker_process import WorkerProcess
+    from tests.test_anthropic_client import offline_brain
+
+    settings = pg_settings.model_copy(update={"approval_tools": frozenset()})
+    calls: list[int] = []
+
+    def slow(body):
+        calls.append(len(body["messages"]))
+        time.sleep(1.5)
+        return offline_brain(body)
+
+    with MessagesAPIServer(slow) as api:
+        service = RunService(db, settings, owner="test-web")
+        run_id = service.start("handle KITE-142, and tell me if other customers have hit the same problem")
+        dispatcher = QueueDispatcher(settings)
+        worker = WorkerProcess(settings.database_url, tmp_path / "worker.log", model_url=api.url,
+                               KITEBASE_APPROVAL_TOOLS="", KITEBASE_MODEL_MAX_RETRIES="0").start()
+        try:
+            dispatcher(run_id)
+            wait_until(lambda: len(calls) >= 1, what="the first model call")
+            for _ in range(3):  # wake-ups while the run is under way: each a new job (none waits in the queue)
+                dispatcher(run_id)
+                dispatcher.drain(timeout=10)
+                time.sleep(0.6)
+            wait_until(lambda: statuses(db)[run_id] == "completed", what="the run to complete")
+            time.sleep(1)
+        finally:
+            worker.stop()
+            dispatcher.shutdown()
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        numbers = sorted(s.number for s in session.exec(select(Step).where(Step.run_id == run_id)).all())
+    assert numbers == list(range(1, len(numbers) + 1)), f"steps {numbers}"
+    assert_well_formed(run.messages)
+    assert calls == sorted(calls) and len(calls) == len(set(calls)), f"each turn asked the model once: {calls}"
+    assert len(staff_replies(db, "KITE-142")) == 1
+    assert "Traceback" not in worker.output(), worker.output()[-3000:]

@@ -1,5 +1,6 @@
 """Run agent work off the request threads: a bounded pool of our own (Slack's request threads stay free).
-A run already queued or running here is not queued twice; its continuation sees the newest state anyway.
+A run already queued or running here is not queued twice; its continuation sees the newest state anyway
+(`Continuations`, which `kitebase worker` uses for its jobs too).
 
 A dispatch made while Slack requests are being answered is held, and handed to the pool by one starter
 thread once they are answered (`bot.pressure.Held`)."""
@@ -17,23 +18,59 @@ from bot.runs.service import RunService
 logger = logging.getLogger(__name__)
 
 
+class Continuations:
+    """At most one continuation of a run at a time in this process. A run's lease is held by a process, not a
+    thread, so two threads of one process would both hold it and write the same turn twice. A continuation
+    asked for while one is under way is not started: the one under way looks once more when it is done (it
+    may have read the run just before the change that asked)."""
+
+    def __init__(self) -> None:
+        self._asked: dict[int, int] = {}  # run id -> continuations asked for while one was under way
+        self._lock = threading.Lock()
+
+    def take(self, run_id: int) -> bool:
+        """True: the caller continues the run (then calls `done`); False: one is under way and will look again."""
+        with self._lock:
+            if run_id in self._asked:
+                self._asked[run_id] += 1
+                return False
+            self._asked[run_id] = 0
+            return True
+
+    def done(self, run_id: int) -> bool:
+        """True: the continuation is over; False: it was asked for again meanwhile, so look once more."""
+        with self._lock:
+            if self._asked.get(run_id, 0):
+                self._asked[run_id] = 0
+                return False
+            self._asked.pop(run_id, None)
+            return True
+
+    def abandon(self, run_id: int) -> None:
+        """The continuation under way failed: forget it (and what was asked meanwhile: the sweep finds it)."""
+        with self._lock:
+            self._asked.pop(run_id, None)
+
+    def busy(self) -> bool:
+        with self._lock:
+            return bool(self._asked)
+
+
 class Dispatcher:
     def __init__(self, service: RunService, workers: int):
         self.service = service
         self.workers = workers
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kitebase-run")
         self.futures: list[Future[RunState | None]] = []
-        self._queued: dict[int, int] = {}  # run id -> continuations asked for while queued or running
+        self.continuations = Continuations()
         self._lock = threading.Lock()
         self._held: Held[tuple[int, Future[RunState | None]]] = Held(self._submit, name="kitebase-starter")
 
     def __call__(self, run_id: int) -> Future[RunState | None] | None:
+        if not self.continuations.take(run_id):  # running or waiting here: it looks once more when done
+            return None
+        future: Future[RunState | None] = Future()
         with self._lock:
-            if run_id in self._queued:  # running or waiting here: run once more when done, never twice at once
-                self._queued[run_id] += 1
-                return None
-            self._queued[run_id] = 0
-            future: Future[RunState | None] = Future()
             self.futures = [f for f in self.futures if not f.done()] + [future]
         self._held.add((run_id, future))
         return future
@@ -58,12 +95,8 @@ class Dispatcher:
                 state = self.service.resume(run_id)
             except Exception:
                 logger.exception("run %s could not be continued", run_id)
-            with self._lock:
-                again = self._queued.get(run_id, 0)
-                if not again:
-                    self._queued.pop(run_id, None)
-                    return state
-                self._queued[run_id] = 0  # a decision or follow-up arrived meanwhile: look once more
+            if self.continuations.done(run_id):
+                return state
 
     def start_threads(self) -> None:
         """Start every pool thread now. The pool otherwise starts one per dispatch, inside the Slack request
@@ -76,8 +109,7 @@ class Dispatcher:
         self._held.start()
 
     def busy(self) -> bool:
-        with self._lock:
-            return bool(self._queued)
+        return self.continuations.busy()
 
     def drain(self, timeout: float | None = None) -> None:
         for future in list(self.futures):

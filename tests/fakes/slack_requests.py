@@ -80,10 +80,10 @@ class SlackSender:
         return self.post(body, "application/x-www-form-urlencoded", **kwargs)
 
     def click(self, action_id: str, value: str, *, user: str = "ULEAD", channel: str = "CSUPPORT",
-              message_ts: str = "1.0", thread_ts: str | None = None) -> tuple[int, str]:
+              message_ts: str = "1.0", thread_ts: str | None = None, trigger_id: str | None = None) -> tuple[int, str]:
         return self.interaction({
             "type": "block_actions", "team": {"id": self.team}, "user": {"id": user, "username": user},
-            "api_app_id": "A0APP", "trigger_id": f"trig-{next(_ids)}", "channel": {"id": channel},
+            "api_app_id": "A0APP", "trigger_id": trigger_id or f"trig-{next(_ids)}", "channel": {"id": channel},
             "container": {"type": "message", "message_ts": message_ts, "channel_id": channel, "thread_ts": thread_ts},
             "message": {"ts": message_ts, "text": ""},
             "actions": [{"type": "button", "action_id": action_id, "block_id": "b", "value": value,

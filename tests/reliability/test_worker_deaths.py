@@ -1,8 +1,8 @@
-"""The queue shape (PostgreSQL, `kitebase worker` processes) when a worker dies in the middle of a run: the
-run goes on on another worker (or the restarted one) within seconds, whichever of the two clean-ups comes
-first (the recovery sweep of runs, the end of the dead worker's procrastinate jobs), and no process logs a
-traceback for it. Killed mid model call, mid tool call (an approved reply being written) and mid checkpoint,
-holding two runs at once."""
+"""The queue shape (PostgreSQL, `kitebase worker` processes) when a worker dies in the middle of runs: they go
+on on another worker (or the restarted one) within seconds, whichever of the two clean-ups comes first (the
+recovery sweep of runs, the end of the dead worker's procrastinate jobs), and no process logs a traceback for
+it. Killed mid model call, mid tool call (an approved reply being written) and mid checkpoint, holding two
+runs at once, in every order of the clean-ups."""
 
 from __future__ import annotations
 
@@ -174,91 +174,20 @@ def doing_jobs(settings) -> set[int]:
     return {job for job, status, _ in continue_jobs(settings.database_url) if status == "doing"}
 
 
-ORDERS = ["sweep-first", "stalled-first", "both-at-once", "restart-between"]
-
-
-@pytest.mark.parametrize("order", ORDERS)
-def test_a_worker_killed_mid_model_call_comes_back_in_every_order_of_the_clean_ups(queue, tmp_path, order):
-    """The dead worker's run is found by the recovery sweep (which dispatches it again) and its job by the
-    stalled-job pass (which ends it); in every order, the restarted worker continues the run within 30 s."""
-    db, settings = queue
-    settings = settings.model_copy(update={"approval_tools": frozenset()})
-    brain = Model()
-    with MessagesAPIServer(brain) as model:
-        service = RunService(db, settings, owner="test-sweeper")
-        dispatcher = QueueDispatcher(settings)
-        first = worker(settings, model, tmp_path / "first.log", KITEBASE_APPROVAL_TOOLS="").start()
-        second = worker(settings, model, tmp_path / "second.log", KITEBASE_APPROVAL_TOOLS="")
-        try:
-            brain.hold()
-            run_id = service.start(GOALS[0])
-            dispatcher(run_id)
-            wait_until(lambda: brain.held == 1, 30, "the run's first model call")
-            dead = doing_jobs(settings)
-            assert len(dead) == 1
-            first.kill()
-            killed = time.monotonic()
-            brain.release()
-
-            def sweep() -> None:
-                recover(service, utcnow(), dispatcher)
-                dispatcher.drain(timeout=10)
-
-            def stalled() -> None:
-                time.sleep(max(0.0, killed + STALLED + 1 - time.monotonic()))
-                end_stranded(settings)  # (a worker's own periodic pass may have come first)
-                assert not doing_jobs(settings) & dead, "the dead worker's job is ended"
-
-            if order == "sweep-first":
-                sweep()
-                stalled()
-            elif order == "stalled-first":
-                stalled()
-                sweep()
-            elif order == "both-at-once":
-                time.sleep(STALLED + 1)
-                errors: list[BaseException] = []
-                barrier = threading.Barrier(2)
-
-                def together(step: Callable[[], None]) -> None:
-                    try:
-                        barrier.wait()
-                        step()
-                    except BaseException as exc:  # reported below
-                        errors.append(exc)
-
-                threads = [threading.Thread(target=together, args=(step,)) for step in (sweep, stalled)]
-                for thread in threads:
-                    thread.start()
-                for thread in threads:
-                    thread.join(30)
-                assert not errors, errors
-            if order == "restart-between":
-                second.start()  # its own start-up recovery and timers find the run
-                stalled()
-            else:
-                second.start()
-            wait_until(lambda: statuses(db)[run_id] == "completed", 40, "the run to complete on the restarted worker")
-            took = time.monotonic() - killed
-            assert took < 30, f"the run was continued {took:.1f} s after the kill"
-            assert continued_by(db, run_id, second), "the restarted worker continued the run"
-            check_runs_after(db, settings, [run_id], dead)
-        finally:
-            brain.release()
-            first.kill()
-            second.stop()
-            dispatcher.shutdown()
-    no_tracebacks(first, second)
-
-
+ORDERS = ["sweep-first", "stalled-first", "both-at-once", "restart-between", "other-worker"]
 MOMENTS = ["model-call", "tool-call", "checkpoint"]
 
 
 @pytest.mark.parametrize("moment", MOMENTS)
-def test_a_worker_killed_holding_two_runs_hands_both_to_the_other_worker(queue, tmp_path, moment):
-    """Two runs on one worker, killed while both wait on the model, on an approved reply being written
-    (`ticket_message` locked by the test) or on their checkpoint (`step` locked): the other worker, alive
-    all along, continues both within 30 s; each customer gets one reply; nothing half-written survives."""
+@pytest.mark.parametrize("order", ORDERS)
+def test_a_worker_killed_holding_two_runs_hands_them_on_in_every_order_of_the_clean_ups(queue, tmp_path, order,
+                                                                                         moment):
+    """A worker holding two runs is SIGKILLed while both wait on the model, on an approved reply being written
+    (`ticket_message` locked by the test) or on their checkpoint (`step` locked). Its runs are found by the
+    recovery sweep (which dispatches them again) and its jobs by the stalled-job pass (which ends them); in
+    every order of the two (or with another worker alive all along, whose own timers do both), a worker that
+    is started again continues both runs within 30 s; each customer gets one reply; nothing half-written
+    survives; no process logs a traceback."""
     db, settings = queue
     approvals = moment == "tool-call"
     env = {} if approvals else {"KITEBASE_APPROVAL_TOOLS": ""}
@@ -267,7 +196,7 @@ def test_a_worker_killed_holding_two_runs_hands_both_to_the_other_worker(queue, 
     brain = Model()
     locks: list[TableLock] = []
     with MessagesAPIServer(brain) as model:
-        service = RunService(db, settings, owner="test-web")
+        service = RunService(db, settings, owner="test-sweeper")
         dispatcher = QueueDispatcher(settings)
         first = worker(settings, model, tmp_path / "first.log", **env).start()
         second = worker(settings, model, tmp_path / "second.log", **env)
@@ -295,7 +224,8 @@ def test_a_worker_killed_holding_two_runs_hands_both_to_the_other_worker(queue, 
                     dispatcher(approval.run_id)
                 wait_until(lambda: waiting_on_locks(settings.database_url, "ticket_message") == 2, 30,
                            "both approved replies to wait on the ticket_message table")
-            second.start()
+            if order == "other-worker":
+                second.start()
             dead = doing_jobs(settings)
             assert len(dead) == 2, "both runs' jobs are on the first worker"
             first.kill()
@@ -303,6 +233,30 @@ def test_a_worker_killed_holding_two_runs_hands_both_to_the_other_worker(queue, 
             brain.release()
             for lock in locks:
                 lock.release()
+
+            def sweep() -> None:
+                recover(service, utcnow(), dispatcher)
+                dispatcher.drain(timeout=10)
+
+            def stalled() -> None:
+                time.sleep(max(0.0, killed + STALLED + 1 - time.monotonic()))
+                end_stranded(settings)  # (a worker's own periodic pass may have come first)
+                assert not doing_jobs(settings) & dead, "the dead worker's jobs are ended"
+
+            if order == "sweep-first":
+                sweep()
+                stalled()
+            elif order == "stalled-first":
+                stalled()
+                sweep()
+            elif order == "both-at-once":
+                time.sleep(STALLED + 1)
+                together(sweep, stalled)
+            if order == "restart-between":
+                second.start()  # its own start-up recovery and timers find the runs
+                stalled()
+            elif order != "other-worker":
+                second.start()
             wait_until(lambda: set(statuses(db).values()) == {"completed"}, 40,
                        f"both runs to complete on the other worker ({statuses(db)})")
             took = time.monotonic() - killed
@@ -319,3 +273,23 @@ def test_a_worker_killed_holding_two_runs_hands_both_to_the_other_worker(queue, 
             second.stop()
             dispatcher.shutdown()
     no_tracebacks(first, second)
+
+
+def together(*steps: Callable[[], None]) -> None:
+    """Run the steps at the same moment, each in a thread; any exception fails the test."""
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(steps))
+
+    def run(step: Callable[[], None]) -> None:
+        try:
+            barrier.wait()
+            step()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(step,)) for step in steps]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not errors, errors

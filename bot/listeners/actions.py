@@ -44,7 +44,7 @@ def register(app: App, ctx: SlackContext) -> None:
             _open_form(ctx, body, client, cards.build_edit_modal(
                 metadata=_modal_metadata(body), ticket_id=str(approval["input"].get("ticket_id", "")),
                 customer=target.get("customer", "the customer"), draft=str(approval["input"].get("message", ""))),
-                then="Nothing was sent and the draft still waits. Click Edit again in a minute.")
+                form="the edit form", then="Nothing was sent and the draft still waits. Click Edit again in a minute.")
 
     @app.action(ui.REJECT)
     def handle_reject(ack: Ack, body: dict[str, Any], client: Any) -> None:
@@ -53,6 +53,7 @@ def register(app: App, ctx: SlackContext) -> None:
         if approval is not None:
             _open_form(ctx, body, client, cards.build_reject_modal(
                 metadata=_modal_metadata(body), ticket_id=str(approval["input"].get("ticket_id", ""))),
+                form="the reject form",
                 then="Nothing was sent and the draft still waits. Click Reject again in a minute.")
 
     @app.action(ui.CLAIM)
@@ -85,7 +86,7 @@ def register(app: App, ctx: SlackContext) -> None:
         if escalation is not None:
             _open_form(ctx, body, client, cards.build_close_modal(
                 metadata={"escalation_id": escalation_id}, ticket_id=escalation["run"]["ticket_id"] or ""),
-                then="The escalation is still open. Click Close again in a minute.")
+                form="the close form", then="The escalation is still open. Click Close again in a minute.")
 
     @app.action(ui.FEEDBACK)
     def handle_feedback(ack: Ack, body: dict[str, Any], client: Any) -> None:
@@ -104,6 +105,7 @@ def register(app: App, ctx: SlackContext) -> None:
             _open_form(ctx, body, client, build_feedback_modal(
                 run_id=run_id, channel=(body.get("channel") or {}).get("id"),
                 thread_ts=(body.get("container") or {}).get("thread_ts")),
+                form="the form for a note",
                 then=f"Your thumbs down on run #{run_id} is recorded all the same; the note was optional.")
         else:
             _tell(ctx, body, f"Thanks: your thumbs up on run #{run_id} is recorded.")
@@ -195,7 +197,8 @@ def _modal_metadata(body: dict[str, Any]) -> dict[str, Any]:
             "ts": (body.get("container") or {}).get("message_ts")}
 
 
-def _open_form(ctx: SlackContext, body: dict[str, Any], client: Any, view: dict[str, Any], *, then: str) -> None:
+def _open_form(ctx: SlackContext, body: dict[str, Any], client: Any, view: dict[str, Any], *, form: str,
+               then: str) -> None:
     """views.open, the one Slack call a listener makes (a trigger_id lives 3 s, too short for the outbox).
     When Slack does not open the form, the click has already been acknowledged and changed nothing: the person
     is told so (through the outbox, which waits out the outage), and the log gets a line, not a traceback."""
@@ -205,7 +208,7 @@ def _open_form(ctx: SlackContext, body: dict[str, Any], client: Any, view: dict[
         answer = exc.response.get("error") if isinstance(exc, SlackApiError) else None
         logger.warning("views.open for %s failed: %s", view.get("callback_id"), answer or type(exc).__name__)
         said = f" (it answered “{answer}”)" if isinstance(answer, str) and answer else ""
-        _tell(ctx, body, f"Slack didn't open the form{said}. {then}")
+        _tell(ctx, body, f"Slack didn't open {form}{said}. {then}")
 
 
 def _tell(ctx: SlackContext, body: dict[str, Any], text: str) -> None:

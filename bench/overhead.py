@@ -17,9 +17,9 @@ from sqlmodel import select
 from bench.common import Figure, pct, seeded
 from bench.doubles import ZeroLatencyModel
 from bot.agent.prompts import SYSTEM_PROMPT
-from bot.agent.state import RunStatus
 from bot.db.models import Approval
 from bot.runs.service import RunService
+from bot.vocabulary import RunStatus
 from tools import REGISTRY, Tool, ToolContext, execute
 
 

@@ -31,10 +31,11 @@ from bot.cli_run import (
 from bot.config import Settings
 from bot.db.models import Run, Step
 from bot.db.open import DatabaseUnusable
-from bot.redact import configure_logging, redact
+from bot.redact import redact
 from bot.runs import queries
 from bot.runs.errors import BadInput
 from bot.telemetry import tracing
+from bot.telemetry.logs import configure_logging
 from tools import REGISTRY, ToolContext, execute
 
 logger = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from typing import Any, TextIO
 
 from bot.agent.events import Observer
 from bot.agent.model import ModelResponse
-from bot.agent.state import PendingCall, RunState, RunStatus
 from bot.redact import redact
+from bot.vocabulary import PendingCall, RunState, RunStatus
 
 RESULT_CHARS = 300
 

@@ -10,7 +10,6 @@ from typing import Any
 from sqlmodel import select
 
 from bot.agent.replay import source_lines
-from bot.agent.state import TERMINAL, RunState, RunStatus
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
 from bot.db.models import Approval, Run, id_of
@@ -20,6 +19,7 @@ from bot.runs import sources
 from bot.runs.errors import BadInput
 from bot.runs.processes import Liveness
 from bot.runs.service import RunService
+from bot.vocabulary import TERMINAL, ApprovalStatus, RunState, RunStatus
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
 __all__ = ["open_database"]
@@ -127,7 +127,7 @@ def read_block() -> str:
 
 def hint_waiting(service: RunService, run_id: int, out: Any) -> None:
     with service.db.session() as session:
-        rows = session.exec(select(Approval).where(Approval.run_id == run_id, Approval.status == "pending")).all()
+        rows = session.exec(select(Approval).where(Approval.run_id == run_id, Approval.status == ApprovalStatus.PENDING)).all()
     for row in rows:
         print(f"\nRun {run_id} waits for approval {row.id} ({row.tool_name}). Decide from anywhere, any time:\n"
               f"  kitebase approve {row.id} [--edit TEXT]   or   kitebase reject {row.id} --reason TEXT", file=out)

@@ -62,18 +62,3 @@ class RedactingFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         return redact(super().format(record))
-
-
-def configure_logging(level: int, log_format: str = "text") -> None:
-    """The entry points' one logging set-up: stderr, every line redacted and naming the run it was written for
-    (bot/telemetry/logs.py); `log_format` "json" (KITEBASE_LOG_FORMAT) writes one JSON object a line."""
-    import sys
-
-    from bot.telemetry.logs import run_handler
-
-    handler = run_handler(sys.stderr, log_format)
-    root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(level)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.agent.loop import AgentLoop
-from bot.agent.model import Usage
-from bot.agent.state import RunState
+from bot.vocabulary import RunState, Usage
 from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import assert_well_formed, escalations_of, run_row, service_with
 from tools import REGISTRY

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.redact import configure_logging
 from bot.runs.service import RunService
 from bot.telemetry.context import run_scope
-from bot.telemetry.logs import run_handler
+from bot.telemetry.logs import configure_logging, run_handler
 from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.slack_harness import start_harness
 from tools import REGISTRY, Tool, ToolResult

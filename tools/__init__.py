@@ -1,6 +1,6 @@
 """The ticket and help-center tools. They know nothing of Slack or of the agent loop."""
 
-from tools.base import Tool, ToolContext, ToolError, ToolResult, execute, truncate
+from tools.base import Execute, Tool, ToolContext, ToolError, ToolResult, execute, truncate
 from tools.escalate import ESCALATE_TO_HUMAN
 from tools.help_center import SEARCH_HELP
 from tools.tickets import GET_TICKET, REPLY_TO_CUSTOMER, SEARCH_TICKETS, UPDATE_TICKET, ticket_ids_in
@@ -9,5 +9,5 @@ ALL_TOOLS: tuple[Tool, ...] = (GET_TICKET, SEARCH_TICKETS, SEARCH_HELP, REPLY_TO
                                ESCALATE_TO_HUMAN)
 REGISTRY: dict[str, Tool] = {tool.name: tool for tool in ALL_TOOLS}
 
-__all__ = ["ALL_TOOLS", "REGISTRY", "Tool", "ToolContext", "ToolError", "ToolResult", "execute", "ticket_ids_in",
+__all__ = ["ALL_TOOLS", "REGISTRY", "Execute", "Tool", "ToolContext", "ToolError", "ToolResult", "execute", "ticket_ids_in",
            "truncate"]

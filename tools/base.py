@@ -12,7 +12,6 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.telemetry.tools import traced_execute
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +89,11 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+# A function with `execute`'s shape: the run layer hands the loop `execute` wrapped by bot/telemetry (the call's
+# log lines name its run, also on tool threads; an execute_tool span when tracing is on).
+Execute = Callable[[dict[str, Tool], ToolContext, str, Any], ToolResult]
+
+
 def truncate(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
@@ -97,7 +101,6 @@ def truncate(text: str, limit: int) -> str:
     return text[:limit] + marker
 
 
-@traced_execute  # bot/telemetry: the call's log lines name its run (also on tool threads); execute_tool spans
 def execute(registry: dict[str, Tool], ctx: ToolContext, name: str, args: Any) -> ToolResult:
     """Run one tool call. Never raises: every failure becomes an is_error result the model can act on."""
     tool = registry.get(name)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bot.agent.model import ModelResponse
-    from bot.agent.state import PendingCall, RunState, StepRecord
+    from bot.vocabulary import PendingCall, RunState, StepRecord
 
 
 class Observer:

@@ -9,8 +9,8 @@ from typing import Any
 
 from bot.agent.errors import GuardTripped
 from bot.agent.history import tool_uses
-from bot.agent.state import RunState
 from bot.config import Settings
+from bot.vocabulary import RunState
 
 
 @dataclass(frozen=True)

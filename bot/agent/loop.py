@@ -19,14 +19,14 @@ from bot.agent.limits import Limits
 from bot.agent.model import ModelClient, ModelResponse
 from bot.agent.prompts import SYSTEM_PROMPT
 from bot.agent.screen import Screen
-from bot.agent.state import PendingCall, RunState, RunStatus, StepRecord
 from bot.agent.summary import summarize
 from bot.agent.toolrun import run_calls
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.pressure import let_requests_pass
 from bot.redact import redact
-from tools import Tool, ToolContext, ToolResult, execute
+from bot.vocabulary import PendingCall, RunState, RunStatus, StepKind, StepRecord
+from tools import Execute, Tool, ToolContext, ToolResult, execute
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +54,9 @@ STOP_MESSAGES = {
 class AgentLoop:
     def __init__(self, *, model: ModelClient, registry: dict[str, Tool], settings: Settings, db: Database,
                  observer: Observer | None = None, clock: Callable[[], float] = time.monotonic,
-                 system_prompt: str = SYSTEM_PROMPT, run_id: int | None = None):
+                 system_prompt: str = SYSTEM_PROMPT, run_id: int | None = None, execute: Execute = execute):
         self.model, self.registry, self.settings, self.db = model, registry, settings, db
+        self.execute = execute  # tools.execute; the run layer's is wrapped by bot/telemetry
         self.observer = Observers(observer) if observer else Observer()  # an observer failing never stops a run
         self.clock = clock
         self.system_prompt = system_prompt
@@ -79,21 +80,21 @@ class AgentLoop:
                 step = self._turn(state, time_left=self.limits.deadline_seconds - active())
             except GuardTripped as guard:
                 self.escalate(state, "guard", str(guard))
-                step = StepRecord(number=state.steps, kind="guard", text=state.reason)
+                step = StepRecord(number=state.steps, kind=StepKind.GUARD, text=state.reason)
             except DeadlineReached:
                 reason = self.limits.deadline_message(active(), during_call=True)
                 self.escalate(state, "guard", reason)
-                step = StepRecord(number=state.steps, kind="guard", text=state.reason)
+                step = StepRecord(number=state.steps, kind=StepKind.GUARD, text=state.reason)
             except ModelCallFailed as failure:
                 self.escalate(state, failure.kind, str(failure))
                 raw = [{"type": "malformed_response", "body": redact(failure.raw[:20_000])}] if failure.raw else None
-                step = StepRecord(number=state.steps, kind="error", text=state.reason, response=raw)
+                step = StepRecord(number=state.steps, kind=StepKind.ERROR, text=state.reason, response=raw)
             except MalformedHistory as bad:
                 logger.error("refusing to send a malformed history: %s", bad)
                 state.status, state.stop_kind = RunStatus.FAILED, "malformed_history"
                 state.reason = f"internal error: the history is malformed and was not sent ({bad})"
                 state.summary = summarize(state.messages)
-                step = StepRecord(number=state.steps, kind="error", text=state.reason)
+                step = StepRecord(number=state.steps, kind=StepKind.ERROR, text=state.reason)
             state.allowance.segment_active_seconds = active()
             checkpoint(state, step)
             self.observer.on_step(state, step)
@@ -112,7 +113,7 @@ class AgentLoop:
         step = self._account(state, response)
         problems = checks.response_problems(response.content, checks.earlier_tool_ids(state.messages))
         if problems:  # acted on nothing: not appended, no tool run; the raw response stays in the step log
-            step.kind = "error"
+            step.kind = StepKind.ERROR
             self.escalate(state, "model_error", "the model's reply was malformed, so nothing in it was run: "
                           + "; ".join(problems[:5]))
             return step
@@ -236,7 +237,7 @@ class AgentLoop:
     def _run_tools(self, uses: list[dict[str, Any]], results: dict[str, ToolResult],
                    records: dict[str, dict[str, Any]]) -> None:
         """Read-only calls run concurrently; calls with side effects then run one by one, in order."""
-        ran = run_calls(self.registry, uses, self._context, self.settings.tool_timeout_seconds)
+        ran = run_calls(self.registry, uses, self._context, self.settings.tool_timeout_seconds, self.execute)
         for use in uses:
             result, latency = ran[str(use["id"])]
             results[use["id"]] = result
@@ -245,7 +246,7 @@ class AgentLoop:
     def execute_approved(self, call: PendingCall, arguments: dict[str, Any], actor: str | None) -> ToolResult:
         """Run a gated call after a person decided (the run layer decides who may)."""
         ctx = self._context(call.tool_use_id, actor=actor)
-        return execute(self.registry, ctx, call.name, arguments)
+        return self.execute(self.registry, ctx, call.name, arguments)
 
     def _context(self, tool_use_id: str, actor: str | None = None) -> ToolContext:
         return ToolContext(db=self.db, settings=self.settings, run_id=self.run_id, tool_use_id=tool_use_id,

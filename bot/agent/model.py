@@ -7,12 +7,11 @@ import random
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, Self
-
-from sqlmodel import SQLModel
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.agent.errors import DeadlineReached, ModelCallFailed
 from bot.redact import redact
+from bot.vocabulary import Usage
 
 if TYPE_CHECKING:
     import anthropic
@@ -20,43 +19,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CACHEABLE = {"text", "tool_result", "tool_use", "image", "document"}
-
-
-class Counters(SQLModel):
-    """A group of counters declared once: a value of its own (in the run state and the step log) and, mixed into
-    a table, the same-named columns (bot/db/models.py). `of` and `store` copy the group from or into any row."""
-
-    @classmethod
-    def of(cls, row: object) -> Self:
-        return cls(**{name: getattr(row, name) for name in cls.model_fields})
-
-    def store(self, row: object) -> None:
-        for name in type(self).model_fields:
-            setattr(row, name, getattr(self, name))
-
-
-class Usage(Counters):
-    """Tokens: of one model call (its response and its step), or summed over a run (the run state and `Run`)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
-
-    def add(self, other: Usage) -> None:
-        for name in Usage.model_fields:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-
-    @classmethod
-    def from_api(cls, usage: Any) -> Usage:
-        get = usage.get if isinstance(usage, dict) else lambda k, d=None: getattr(usage, k, d)
-        return cls(input_tokens=int(get("input_tokens", 0) or 0), output_tokens=int(get("output_tokens", 0) or 0),
-                   cache_read_tokens=int(get("cache_read_input_tokens", 0) or 0),
-                   cache_write_tokens=int(get("cache_creation_input_tokens", 0) or 0))
 
 
 @dataclass

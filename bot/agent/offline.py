@@ -13,9 +13,10 @@ import uuid
 from typing import Any
 
 from bot.agent.history import blocks, text_of
-from bot.agent.model import ModelResponse, Usage
+from bot.agent.model import ModelResponse
 from bot.agent.prompts import CONTINUE_NOTE
 from bot.db.fts import EmptyQuery, query_terms
+from bot.vocabulary import Usage
 from tools.tickets import ticket_ids_in
 
 INJECTION = re.compile(r"ignore (all |any )?(previous|prior|above) instructions|you are now in .{0,20}mode|"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.agent.model import ModelResponse, Usage
-from bot.agent.state import RunStatus
+from bot.agent.model import ModelResponse
 from bot.db.models import Run, Step
+from bot.vocabulary import RunStatus, Usage
 
 
 class ReplayModel:

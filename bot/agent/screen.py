@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.agent.limits import Limits
-from bot.agent.state import PendingCall, RunState, fingerprint
+from bot.vocabulary import PendingCall, RunState, fingerprint
 from tools import Tool, ToolContext, ToolError, ToolResult
 from tools.tickets import normalise_ticket_id
 

@@ -11,29 +11,29 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from tools import Tool, ToolContext, ToolResult, execute
+from tools import Execute, Tool, ToolContext, ToolResult, execute
 
 logger = logging.getLogger(__name__)
 _pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="kitebase-tool")
 
 
 def run_calls(registry: dict[str, Tool], uses: list[dict[str, Any]], context_for: Any,
-              timeout: float) -> dict[str, tuple[ToolResult, int]]:
+              timeout: float, execute: Execute = execute) -> dict[str, tuple[ToolResult, int]]:
     """tool_use id -> (result, latency in ms), for every call in `uses`."""
     reads = [u for u in uses if _read_only(registry, u)]
     writes = [u for u in uses if not _read_only(registry, u)]
     started = {str(u["id"]): time.monotonic() for u in reads}
-    futures = {str(u["id"]): _pool.submit(_execute, registry, context_for(u["id"]), u) for u in reads}
+    futures = {str(u["id"]): _pool.submit(_execute, execute, registry, context_for(u["id"]), u) for u in reads}
     results = {tool_id: _wait(future, registry, _use(uses, tool_id), timeout, started[tool_id])
                for tool_id, future in futures.items()}
     for use in writes:
         begun = time.monotonic()
-        results[str(use["id"])] = _wait(_pool.submit(_execute, registry, context_for(use["id"]), use), registry,
+        results[str(use["id"])] = _wait(_pool.submit(_execute, execute, registry, context_for(use["id"]), use), registry,
                                         use, timeout, begun)
     return results
 
 
-def _execute(registry: dict[str, Tool], ctx: ToolContext, use: dict[str, Any]) -> ToolResult:
+def _execute(execute: Execute, registry: dict[str, Tool], ctx: ToolContext, use: dict[str, Any]) -> ToolResult:
     return execute(registry, ctx, str(use.get("name", "")), use.get("input"))
 
 

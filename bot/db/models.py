@@ -21,8 +21,7 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import AutoString, Field, Session, SQLModel
 
-from bot.agent.model import Usage
-from bot.agent.state import LIVE, Allowance, RunStatus
+from bot.vocabulary import LIVE, Allowance, ApprovalStatus, EscalationStatus, OutboxStatus, RunStatus, Usage
 
 
 def utcnow() -> datetime:
@@ -132,7 +131,6 @@ class HelpSection(SQLModel, table=True):
     body: str = Field(sa_column=Column(Text, nullable=False))
 
 
-LIVE_STATUSES = LIVE
 _LIVE_SQL = text("status IN (" + ", ".join(f"'{status}'" for status in LIVE) + ")")  # a partial index's condition
 
 
@@ -205,7 +203,7 @@ class Approval(SQLModel, table=True):
     tool_name: str
     tool_input: dict | None = json_column()
     fingerprint: str = Field(max_length=64)
-    status: str = Field(default="pending", index=True)  # pending | approved | edited | rejected | expired
+    status: str = Field(default=ApprovalStatus.PENDING, index=True)  # an ApprovalStatus
     edited_input: dict | None = json_column()
     reason: str | None = Field(default=None, sa_column=Column(Text))
     decided_by: str | None = None
@@ -222,7 +220,7 @@ class Escalation(SQLModel, table=True):
     kind: str  # guard | refusal | truncated | model_error | tool_error | model_request | failure
     reason: str = Field(sa_column=Column(Text, nullable=False))
     summary: str | None = Field(default=None, sa_column=Column(Text))
-    status: str = Field(default="open", index=True)  # open | claimed | closed
+    status: str = Field(default=EscalationStatus.OPEN, index=True)  # an EscalationStatus
     claimed_by: str | None = None
     note: str | None = Field(default=None, sa_column=Column(Text))
     origin: dict | None = json_column()
@@ -279,7 +277,7 @@ class Outbox(SQLModel, table=True):
     state: dict | None = json_column()  # the sender's own bookkeeping (stream mode, steps streamed...)
     version: int = 1
     sent_version: int = 0
-    status: str = Field(default="pending", max_length=16)  # pending | sent | failed
+    status: str = Field(default=OutboxStatus.PENDING, max_length=16)  # an OutboxStatus
     ts: str | None = Field(default=None, max_length=32)
     attempts: int = 0
     next_attempt_at: datetime = Field(default_factory=utcnow)

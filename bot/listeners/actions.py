@@ -21,6 +21,7 @@ from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
 from bot.slack_ui.feedback import build_feedback_modal
 from bot.slack_ui.limits import escape
+from bot.vocabulary import ApprovalStatus
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +152,7 @@ def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any]
     if approval is None:
         _tell(ctx, body, "This draft no longer exists; nothing was sent.")
         return None
-    if approval["status"] != "pending":
+    if approval["status"] != ApprovalStatus.PENDING:
         _tell(ctx, body, f"This reply was already {approval['status']} by {ui.who(approval['decided_by'])}; "
                          "nothing more was sent.")
         return None

@@ -10,7 +10,6 @@ from sqlalchemy import update
 from sqlmodel import col
 
 from bot.agent.loop import AgentLoop
-from bot.agent.state import PendingCall
 from bot.db.engine import Database
 from bot.db.models import Approval, get_or_raise, id_of, utcnow
 from bot.db.statements import changed
@@ -18,6 +17,7 @@ from bot.runs import outbox
 from bot.runs.errors import BadInput
 from bot.runs.goals import clean_text
 from bot.telemetry.decisions import traced_decision
+from bot.vocabulary import ApprovalStatus, PendingCall
 from tools import ToolResult
 
 CallCheck = Callable[[str, dict[str, Any]], list[str]]
@@ -51,14 +51,14 @@ def decide(db: Database, approval_id: int, *, action: str, actor: str, message: 
         if expected_fingerprint and expected_fingerprint != approval.fingerprint:
             return Decision("mismatch", "This draft changed since you saw it; nothing was sent. Look at the "
                             "current draft and decide again.", approval.run_id)
-        status = {"approve": "approved", "edit": "edited", "reject": "rejected"}[action]
+        status = {"approve": ApprovalStatus.APPROVED, "edit": ApprovalStatus.EDITED, "reject": ApprovalStatus.REJECTED}[action]
         edited = {**(approval.tool_input or {}), "message": message} if action == "edit" else None
-        if edited is not None and check is not None and approval.status == "pending":
+        if edited is not None and check is not None and approval.status == ApprovalStatus.PENDING:
             problems = check(approval.tool_name, edited)
             if problems:
                 raise BadInput("The edited reply was not sent and the draft still waits: " + "; ".join(problems))
         won = changed(session.execute(
-            update(Approval).where(col(Approval.id) == approval_id, col(Approval.status) == "pending")
+            update(Approval).where(col(Approval.id) == approval_id, col(Approval.status) == ApprovalStatus.PENDING)
             .values(status=status, decided_by=actor, decided_at=utcnow(), edited_input=edited,
                     reason=clean_text(reason).strip() if reason else None))) == 1
         if won:
@@ -76,7 +76,7 @@ def decide(db: Database, approval_id: int, *, action: str, actor: str, message: 
 
 def settle(db: Database, loop: AgentLoop, approvals: list[Approval]) -> dict[str, ToolResult] | None:
     """Results of the decided gated calls (running approved ones once), or None while any is pending."""
-    if not approvals or any(a.status == "pending" for a in approvals):
+    if not approvals or any(a.status == ApprovalStatus.PENDING for a in approvals):
         return None
     decided: dict[str, ToolResult] = {}
     for approval in approvals:
@@ -95,19 +95,19 @@ def outcome(loop: AgentLoop, approval: Approval) -> ToolResult:
     call = PendingCall(approval.tool_use_id, approval.tool_name, dict(approval.tool_input or {}),
                        approval.fingerprint)
     who = approval.decided_by or "the reviewer"
-    if approval.status == "rejected":
+    if approval.status == ApprovalStatus.REJECTED:
         return ToolResult(f"Not sent: {who} rejected this draft. Their reason: {approval.reason}. "
                           "Revise the draft and call reply_to_customer again, or escalate_to_human.", is_error=True)
-    if approval.status == "expired":
+    if approval.status == ApprovalStatus.EXPIRED:
         return ToolResult("Not sent: nobody decided on this draft in time. Stop and escalate_to_human.",
                           is_error=True)
     arguments = call.input
-    if approval.status == "edited":
+    if approval.status == ApprovalStatus.EDITED:
         if approval.edited_input is None:  # decide() stores the edit with the status, in one UPDATE
             raise ValueError(f"approval {approval.id} is marked edited but holds no edited input")
         arguments = approval.edited_input
     result = loop.execute_approved(call, arguments, actor=who)
-    if approval.status == "edited" and not result.is_error:
+    if approval.status == ApprovalStatus.EDITED and not result.is_error:
         return ToolResult(f"{result.text} {who} edited your draft before it was sent; the customer received "
                           f"this text instead:\n\n{arguments.get('message', '')}", result.data)
     if not result.is_error:

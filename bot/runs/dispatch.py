@@ -11,9 +11,9 @@ import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from bot.agent.state import RunState
 from bot.pressure import Held, let_requests_pass
 from bot.runs.service import RunService
+from bot.vocabulary import RunState
 
 logger = logging.getLogger(__name__)
 

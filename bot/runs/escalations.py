@@ -10,13 +10,14 @@ from bot.db.models import Escalation, id_of, utcnow
 from bot.db.statements import changed
 from bot.runs import outbox
 from bot.runs.errors import BadInput
+from bot.vocabulary import UNRESOLVED, EscalationStatus
 
 
 def claim(db: Database, escalation_id: int, *, actor: str) -> tuple[bool, str]:
     with db.session() as session:
         won = changed(session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
-                                                       col(Escalation.status) == "open")
-                              .values(status="claimed", claimed_by=actor, updated_at=utcnow()))) == 1
+                                                       col(Escalation.status) == EscalationStatus.OPEN)
+                              .values(status=EscalationStatus.CLAIMED, claimed_by=actor, updated_at=utcnow()))) == 1
         if won:
             outbox.queue_changed(session, escalation_id)
             outbox.homes_changed(session)
@@ -32,8 +33,8 @@ def close(db: Database, escalation_id: int, *, actor: str, note: str) -> tuple[b
         raise BadInput("Add a short note on how it was resolved.")
     with db.session() as session:
         won = changed(session.execute(update(Escalation).where(col(Escalation.id) == escalation_id,
-                                                       col(Escalation.status).in_(("open", "claimed")))
-                              .values(status="closed", note=f"{note.strip()} (closed by {actor})",
+                                                       col(Escalation.status).in_(UNRESOLVED))
+                              .values(status=EscalationStatus.CLOSED, note=f"{note.strip()} (closed by {actor})",
                                       claimed_by=actor, updated_at=utcnow()))) == 1
         if won:
             outbox.queue_changed(session, escalation_id)
@@ -47,7 +48,7 @@ def close(db: Database, escalation_id: int, *, actor: str, note: str) -> tuple[b
 def mark_resumed(session: Session, run_id: int, *, actor: str) -> None:
     """A person resumed the run: its open escalations say so, in the queue too."""
     rows = session.exec(select(Escalation).where(Escalation.run_id == run_id,
-                                                 col(Escalation.status).in_(("open", "claimed")))).all()
+                                                 col(Escalation.status).in_(UNRESOLVED))).all()
     for row in rows:
         row.status, row.claimed_by, row.note, row.updated_at = "resumed", actor, f"resumed by {actor}", utcnow()
         session.add(row)

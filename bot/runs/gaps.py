@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import Approval, Customer, Escalation, HelpSection, Run, Ticket, id_of
 from bot.runs import sources
 from bot.runs.stats import changed_share, runs_in
+from bot.vocabulary import SENT, ApprovalStatus
 
 REWRITE_SHARE = 0.5
 NO_HITS = "No help-center sections match"
@@ -71,19 +72,19 @@ def run_signals(run: Run, drafts: list[Approval], asked_for_person: bool, existi
     involved: list[str] = []
     for draft in drafts:
         cited = [a for a in sources.cited(str((draft.tool_input or {}).get("message", ""))) if a in existing]
-        if draft.status == "rejected":
+        if draft.status == ApprovalStatus.REJECTED:
             involved += cited
         if not cited:
             signals.append({"kind": "no_citation", "run_id": run.id, "detail": f"draft {draft.id} cites nothing"})
             involved += retrieved
-        if draft.status == "edited":
+        if draft.status == ApprovalStatus.EDITED:
             share = changed_share(str((draft.tool_input or {}).get("message", "")),
                                   str((draft.edited_input or {}).get("message", "")))
             if share >= REWRITE_SHARE:
                 signals.append({"kind": "rewritten", "run_id": run.id,
                                 "detail": f"{share:.0%} of draft {draft.id} rewritten"})
                 involved += cited
-    if asked_for_person and not any(d.status in ("approved", "edited") for d in drafts):
+    if asked_for_person and not any(d.status in SENT for d in drafts):
         signals.append({"kind": "escalated_no_answer", "run_id": run.id, "detail": run.reason or ""})
         involved += retrieved
     return {"signals": signals, "questions": questions, "articles": list(dict.fromkeys(involved))}

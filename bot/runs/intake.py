@@ -17,15 +17,14 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from bot.agent.model import Usage
-from bot.agent.state import Allowance, RunStatus
 from bot.db.engine import Database, write_gate
-from bot.db.models import LIVE_STATUSES, Delivery, Run, Ticket, id_of, table_of, utcnow
+from bot.db.models import Delivery, Run, Ticket, id_of, table_of, utcnow
 from bot.db.statements import Prepared, insert_ignore
 from bot.runs import outbox
 from bot.runs.errors import BadInput
 from bot.runs.goals import clean_text, goal_ticket, live_run_sentence, no_such_ticket
 from bot.runs.reopen import reopen_in
+from bot.vocabulary import LIVE, Allowance, RunStatus, Usage
 
 logger = logging.getLogger(__name__)
 MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
@@ -177,7 +176,7 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
     except BadInput as exc:
         return _tell(session, request, str(exc))
     if look_first:
-        live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE_STATUSES))).first()
+        live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE))).first()
         if live is not None:
             return _tell(session, request, live_run_sentence(live))
     now = utcnow()
@@ -202,10 +201,10 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
 def _follow_up(session: Session, run: Run, goal: str, request: Request) -> Intake:
     if not goal:
         return _tell(session, request, "The follow-up is empty; say what else you need.")
-    if run.status in LIVE_STATUSES:
+    if run.status in LIVE:
         return _tell(session, request, f"Run #{run.id} is still {run.status.replace('_', ' ')}; wait for it to "
                                        "finish (or decide its draft), then ask again in this thread.")
-    other = session.exec(select(Run).where(Run.ticket_id == run.ticket_id, col(Run.status).in_(LIVE_STATUSES),
+    other = session.exec(select(Run).where(Run.ticket_id == run.ticket_id, col(Run.status).in_(LIVE),
                                            Run.id != run.id)).first()
     if other is not None:
         return _tell(session, request, live_run_sentence(other))

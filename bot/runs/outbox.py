@@ -16,9 +16,9 @@ from typing import Any, Protocol
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from bot.agent.state import RunStatus
-from bot.db.models import LIVE_STATUSES, Approval, Escalation, Missing, Outbox, Run, table_of, utcnow
+from bot.db.models import Approval, Escalation, Missing, Outbox, Run, table_of, utcnow
 from bot.db.statements import changed, insert_ignore
+from bot.vocabulary import LIVE, OutboxStatus, RunStatus
 
 ANSWER, FIRST, PROGRESS, BACKGROUND = 0, 1, 2, 3  # priorities: answers to people go first
 OUTBOX = _OUTBOX = table_of(Outbox)
@@ -88,7 +88,7 @@ def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | N
 def new_row(**values: Any) -> dict[str, Any]:
     """Every column of a new row (what a writer does not say is NULL), pending for the sender now."""
     now = utcnow()
-    return {**_EMPTY_ROW, "version": 1, "sent_version": 0, "status": "pending", "attempts": 0,
+    return {**_EMPTY_ROW, "version": 1, "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0,
             "next_attempt_at": now, "created_at": now, "updated_at": now, **values}
 
 
@@ -97,7 +97,7 @@ _EMPTY_ROW = dict.fromkeys(c.name for c in _OUTBOX.c if c.name != "id")
 
 def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -> bool:
     """The message of `key` should show the newest state; False if there is no such row."""
-    values: dict[str, Any] = {"version": col(Outbox.version) + 1, "status": "pending", "updated_at": utcnow()}
+    values: dict[str, Any] = {"version": col(Outbox.version) + 1, "status": OutboxStatus.PENDING, "updated_at": utcnow()}
     if payload is not None:
         values["payload"] = payload
     rows = changed(session.execute(update(Outbox).where(col(Outbox.key) == key).values(**values)))
@@ -117,7 +117,7 @@ def after_step(session: Session, run: Run, step_number: int, *, old_status: str,
     step_stored(session, run, step_number)
     for approval in approvals:
         card(session, approval, run)
-    if run.status not in LIVE_STATUSES:
+    if run.status not in LIVE:
         final(session, run, step_number)
     if escalation is not None:
         queue_post(session, escalation, run, queue_channel)
@@ -214,7 +214,7 @@ def reminder(session: Session, *, approval_id: int, run_id: int, where: Where, r
     values = {"key": f"remind:{approval_id}", "kind": "notice", "priority": ANSWER, "run_id": run_id,
               "ref_id": approval_id, "parent_id": where.parent_id, "channel": where.channel,
               "thread_ts": where.thread_ts, "user": None, "payload": {"reminder": reminder}, "version": 1,
-              "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
+              "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": utcnow(),
               "created_at": utcnow(), "updated_at": utcnow()}
     insert_ignore(session, _OUTBOX, values, conflict=("key",))
     _mark(session)
@@ -259,7 +259,7 @@ def digest(session: Session, *, day: str, channel: str, items: list[dict[str, An
     values = {"key": f"digest:{day}", "kind": "digest", "priority": BACKGROUND, "run_id": None, "ref_id": None,
               "parent_id": None, "channel": channel, "thread_ts": None, "user": None,
               "payload": {"day": day, "items": items, "figures": figures, "gaps": gaps}, "version": 1,
-              "sent_version": 0, "status": "pending", "attempts": 0, "next_attempt_at": utcnow(),
+              "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": utcnow(),
               "created_at": utcnow(), "updated_at": utcnow()}
     written = insert_ignore(session, _OUTBOX, values, conflict=("key",), returning="id")
     _mark(session)
@@ -276,6 +276,6 @@ def home(session: Session, user: str) -> None:
 def homes_changed(session: Session) -> None:
     """Runs, drafts or the queue changed: every App Home that is shown gets the newest view."""
     session.execute(update(Outbox).where(col(Outbox.kind) == "home")
-                    .values(version=col(Outbox.version) + 1, status="pending", updated_at=utcnow())
+                    .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=utcnow())
                     .execution_options(synchronize_session=False))  # no Outbox objects live in this session
     _mark(session)

@@ -14,6 +14,7 @@ from sqlmodel import col, select
 
 from bot.db.engine import Database
 from bot.db.models import Outbox, Run, table_of, utcnow
+from bot.vocabulary import OutboxStatus
 
 GIVE_UP_AFTER = 40  # attempts (with backoff capped at 30 s: more than 15 minutes of trying)
 
@@ -37,7 +38,7 @@ class Due:
 _OUTBOX = table_of(Outbox).c
 _PENDING = sql_select(_OUTBOX.id, _OUTBOX.kind, _OUTBOX.channel, _OUTBOX.thread_ts, _OUTBOX.ts, _OUTBOX.parent_id,
                       _OUTBOX.user, _OUTBOX.priority, _OUTBOX.next_attempt_at, _OUTBOX.state).where(
-    _OUTBOX.status == "pending").order_by(_OUTBOX.id)
+    _OUTBOX.status == OutboxStatus.PENDING).order_by(_OUTBOX.id)
 
 
 def pending(db: Database) -> list[Due]:
@@ -51,7 +52,7 @@ def pending(db: Database) -> list[Due]:
 
 def count_pending(db: Database) -> int:
     with db.session() as session:
-        return len(session.exec(select(Outbox.id).where(col(Outbox.status) == "pending")).all())
+        return len(session.exec(select(Outbox.id).where(col(Outbox.status) == OutboxStatus.PENDING)).all())
 
 
 def claim(db: Database, row_id: int, owner: str) -> tuple[Outbox, bool] | None:
@@ -59,7 +60,7 @@ def claim(db: Database, row_id: int, owner: str) -> tuple[Outbox, bool] | None:
     earlier attempt may already have reached Slack; None if there is nothing to send."""
     with db.session() as session:
         row = session.get(Outbox, row_id)
-        if row is None or row.status != "pending":
+        if row is None or row.status != OutboxStatus.PENDING:
             return None
         uncertain = row.claimed_by is not None
         session.execute(update(Outbox).where(col(Outbox.id) == row_id)
@@ -75,7 +76,7 @@ def sent(db: Database, row_id: int, *, version: int, ts: str | None, state: dict
     with db.session() as session:
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(
             ts=ts, state=state, sent_version=version,
-            status=case((col(Outbox.version) == version, "sent"), else_="pending"), claimed_by=None, attempts=0,
+            status=case((col(Outbox.version) == version, OutboxStatus.SENT), else_=OutboxStatus.PENDING), claimed_by=None, attempts=0,
             last_error=None, sent_at=utcnow(), updated_at=utcnow()))
         row = session.get(Outbox, row_id)
         if row is not None and row.kind == "request" and ts:
@@ -109,7 +110,7 @@ def retry(db: Database, row_id: int, *, after: float, error: str, uncertain: boo
         if state is not None:
             values["state"] = state
         if row.attempts >= GIVE_UP_AFTER:
-            values.update(status="failed", claimed_by=None)
+            values.update(status=OutboxStatus.FAILED, claimed_by=None)
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(**values))
         return row.attempts < GIVE_UP_AFTER
 
@@ -119,7 +120,7 @@ def failed(db: Database, row_id: int, error: str) -> None:
     a later change to what it shows tries again."""
     with db.session() as session:
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(
-            status="failed", claimed_by=None, last_error=error[:2000], updated_at=utcnow()))
+            status=OutboxStatus.FAILED, claimed_by=None, last_error=error[:2000], updated_at=utcnow()))
 
 
 def found_in_slack(db: Database, row_id: int, ts: str) -> None:

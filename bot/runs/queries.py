@@ -6,13 +6,13 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.agent.state import RunStatus
 from bot.db.models import Approval, Customer, Escalation, Run, Ticket, id_of
+from bot.vocabulary import UNRESOLVED, ApprovalStatus, RunStatus
 
 
 def queue(session: Session) -> list[dict[str, Any]]:
     rows = session.exec(select(Escalation, Run).join(Run, col(Run.id) == col(Escalation.run_id))
-                        .where(col(Escalation.status).in_(("open", "claimed"))).order_by(col(Escalation.id))).all()
+                        .where(col(Escalation.status).in_(UNRESOLVED)).order_by(col(Escalation.id))).all()
     return [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id, "kind": e.kind, "reason": e.reason,
              "summary": e.summary, "status": e.status, "claimed_by": e.claimed_by,
              "created_at": e.created_at.isoformat()} for e, r in rows]
@@ -20,7 +20,7 @@ def queue(session: Session) -> list[dict[str, Any]]:
 
 def waiting_approvals(session: Session) -> list[dict[str, Any]]:
     rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
-                        .where(col(Approval.status) == "pending", col(Run.status) == RunStatus.AWAITING_APPROVAL)
+                        .where(col(Approval.status) == ApprovalStatus.PENDING, col(Run.status) == RunStatus.AWAITING_APPROVAL)
                         .order_by(col(Approval.id))).all()
     return [{"approval_id": a.id, "run_id": r.id, "ticket_id": (a.tool_input or {}).get("ticket_id", r.ticket_id),
              "message": (a.tool_input or {}).get("message", ""), "created_at": a.created_at,
@@ -65,7 +65,7 @@ def decided_but_waiting(session: Session, *, older_than: Any) -> list[int]:
         asked = [b.get("id") for b in (run.messages or [{}])[-1].get("content", []) if b.get("type") == "tool_use"]
         rows = session.exec(select(Approval).where(Approval.run_id == run.id,
                                                    col(Approval.tool_use_id).in_(asked))).all()
-        if rows and all(a.status != "pending" for a in rows):
+        if rows and all(a.status != ApprovalStatus.PENDING for a in rows):
             found.append(id_of(run))
     return found
 

@@ -14,11 +14,11 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from bot.agent.state import RunStatus
 from bot.db.models import Approval, Run, id_of
 from bot.db.statements import changed
 from bot.runs import outbox, queries
 from bot.runs.service import RunService
+from bot.vocabulary import ApprovalStatus, RunStatus
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ def due(service: RunService, now: datetime, remind_after_seconds: float) -> list
     cutoff = now - timedelta(seconds=remind_after_seconds)
     with service.db.session() as session:
         rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
-                            .where(col(Approval.status) == "pending", col(Approval.reminded_at).is_(None),
+                            .where(col(Approval.status) == ApprovalStatus.PENDING, col(Approval.reminded_at).is_(None),
                                    col(Approval.created_at) < cutoff, col(Run.status) == RunStatus.AWAITING_APPROVAL)
                             .order_by(col(Approval.id))).all()
     return [(a, r) for a, r in rows]
@@ -39,7 +39,7 @@ def remind_approvals(service: RunService, now: datetime, remind_after_seconds: f
     for approval, run in due(service, now, remind_after_seconds):
         with service.db.session() as session:
             won = changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
-                                                         col(Approval.status) == "pending",
+                                                         col(Approval.status) == ApprovalStatus.PENDING,
                                                          col(Approval.reminded_at).is_(None))
                                   .values(reminded_at=now))) == 1
             if won:

@@ -8,11 +8,11 @@ from typing import Any
 from sqlmodel import Session, func, select
 
 from bot.agent import history
-from bot.agent.state import RunStatus
-from bot.db.models import LIVE_STATUSES, Run, Step
+from bot.db.models import Run, Step
 from bot.runs import outbox
 from bot.runs.errors import BadInput
 from bot.runs.store import apply_state, state_from_run
+from bot.vocabulary import LIVE, RunStatus
 
 NOT_RUN = "Not run: the run stopped before this call."
 
@@ -20,7 +20,7 @@ NOT_RUN = "Not run: the run stopped before this call."
 def reopen_in(session: Session, run: Run, text: str, *, opening: dict[str, Any]) -> None:
     """Queue `run` again with `text` added; raises BadInput while it is still live."""
     session.refresh(run, with_for_update=True)
-    if run.status in LIVE_STATUSES:
+    if run.status in LIVE:
         raise BadInput(f"Run {run.id} is still {run.status.replace('_', ' ')}; wait for it to finish.")
     state = state_from_run(run, [])
     state.messages, _ = history.repair(state.messages, NOT_RUN)

@@ -15,12 +15,12 @@ from typing import Any
 from sqlmodel import col, select
 
 from bot.agent.replay import ReplayModel
-from bot.agent.state import RunStatus
 from bot.config import Settings
 from bot.db.engine import Database, create_schema
 from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of
 from bot.db.seed import seed_desk
 from bot.runs.service import RunService
+from bot.vocabulary import ApprovalStatus, RunStatus
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def rerun(run: Run, steps: list[Step], settings: Settings) -> RerunReport:
             decision = decisions.pop(0)
             with db.session() as session:
                 approval = session.exec(select(Approval).where(Approval.run_id == new_id,
-                                                               Approval.status == "pending")).first()
+                                                               Approval.status == ApprovalStatus.PENDING)).first()
             if approval is None:  # the run waits, so one of its drafts is pending
                 raise Missing(f"run {new_id} waits for approval but has no pending draft")
             _apply(service, id_of(approval), decision)
@@ -65,9 +65,9 @@ def rerun(run: Run, steps: list[Step], settings: Settings) -> RerunReport:
 
 def _apply(service: RunService, approval_id: int, decision: dict[str, Any]) -> None:
     status = decision.get("status")
-    if status == "edited":
+    if status == ApprovalStatus.EDITED:
         service.decide(approval_id, action="edit", actor="replay", message=(decision.get("input") or {}).get("message"))
-    elif status == "rejected":
+    elif status == ApprovalStatus.REJECTED:
         reason = str(decision.get("result", "")).split("Their reason: ", 1)[-1].split(". Revise")[0] or "replayed"
         service.decide(approval_id, action="reject", actor="replay", reason=reason)
     else:

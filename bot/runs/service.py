@@ -20,10 +20,9 @@ from bot.agent.events import Observer
 from bot.agent.loop import AgentLoop
 from bot.agent.model import ModelClient
 from bot.agent.prompts import CONTINUE_NOTE
-from bot.agent.state import TERMINAL, RunState, RunStatus, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.db.models import LIVE_STATUSES, Approval, Missing, Run, Step, get_or_raise, id_of, utcnow
+from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of, utcnow
 from bot.db.statements import changed
 from bot.runs import approvals, escalations, intake, outbox, states
 from bot.runs.approvals import Decision
@@ -46,11 +45,13 @@ from bot.runs.store import (
 from bot.telemetry.conventions import INVOKE_AGENT, SPAN_ESCALATE
 from bot.telemetry.instrument import instrument
 from bot.telemetry.segment import on_run
-from tools import REGISTRY, Tool, ToolContext, ToolError, ToolResult
+from bot.telemetry.tools import traced_execute
+from bot.vocabulary import LIVE, TERMINAL, ApprovalStatus, RunState, RunStatus, StepKind, StepRecord
+from tools import REGISTRY, Tool, ToolContext, ToolError, ToolResult, execute
 
 logger = logging.getLogger(__name__)
 
-LIVE = LIVE_STATUSES
+TRACED_EXECUTE = traced_execute(execute)  # a tool call's log lines name its run; execute_tool spans
 INTERRUPTED = ("Interrupted: the worker stopped during this turn before its result was stored. Read-only calls "
                "can simply be repeated; for a change (update_ticket) check the ticket with get_ticket first.")
 
@@ -148,14 +149,14 @@ class RunService:
 
     def _resume(self, run: Run, rows: list[Approval], checkpoint: Checkpoint,
                 observer: Observer | None) -> RunState | None:
-        state = state_from_run(run, [a for a in rows if a.status == "pending"])
+        state = state_from_run(run, [a for a in rows if a.status == ApprovalStatus.PENDING])
         loop = self._loop(id_of(run), observer)
         if state.status == RunStatus.AWAITING_APPROVAL:
             decided = approvals.settle(self.db, loop, rows)
             if decided is None:
                 return state
             loop.complete_waiting_turn(state, decided)
-            checkpoint(state, StepRecord(number=state.steps, kind="approval",
+            checkpoint(state, StepRecord(number=state.steps, kind=StepKind.APPROVAL,
                                          text=_decisions_text(rows), tool_calls=_decision_calls(rows, decided)))
         if state.status != RunStatus.RUNNING:
             return state
@@ -167,7 +168,7 @@ class RunService:
     def _loop(self, run_id: int, observer: Observer | None) -> AgentLoop:
         model, observer = instrument(self.model_factory(), observer)  # bot/telemetry: chat spans, loop events
         return AgentLoop(model=model, registry=self.registry, settings=self.settings, db=self.db,
-                         observer=observer, run_id=run_id)
+                         observer=observer, run_id=run_id, execute=TRACED_EXECUTE)
 
     @on_run(SPAN_ESCALATE)
     def escalate_waiting(self, run_id: int, *, kind: str, reason: str, observer: Observer | None = None) -> bool:
@@ -178,7 +179,7 @@ class RunService:
             with self.db.session() as session:
                 run = get_or_raise(session, Run, run_id)  # the lease was just taken on it
                 rows = pending_approvals(session, run_id)
-                state = state_from_run(run, [a for a in rows if a.status == "pending"])
+                state = state_from_run(run, [a for a in rows if a.status == ApprovalStatus.PENDING])
             if state.status != RunStatus.AWAITING_APPROVAL:
                 return False
             loop = self._loop(run_id, observer)
@@ -214,7 +215,7 @@ class RunService:
     def _escalate_now(self, loop: AgentLoop, run_id: int, state: RunState, kind: str, reason: str) -> bool:
         loop.escalate(state, kind, reason)
         Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds)(
-            state, StepRecord(number=state.steps, kind="stop", text=reason))
+            state, StepRecord(number=state.steps, kind=StepKind.STOP, text=reason))
         loop.observer.on_finished(state)
         return True
 
@@ -312,7 +313,7 @@ class RunService:
     def _state(self, run_id: int) -> RunState:
         with self.db.session() as session:
             run = get_or_raise(session, Run, run_id)
-            return state_from_run(run, [a for a in pending_approvals(session, run_id) if a.status == "pending"])
+            return state_from_run(run, [a for a in pending_approvals(session, run_id) if a.status == ApprovalStatus.PENDING])
 
 
 def _shared_model(settings: Settings) -> Callable[[], ModelClient]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.agent.state import RunStatus
+from bot.vocabulary import RunStatus
 
 QUEUED, RUNNING, AWAITING = RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.AWAITING_APPROVAL
 COMPLETED, ESCALATED, FAILED = RunStatus.COMPLETED, RunStatus.ESCALATED, RunStatus.FAILED

@@ -16,16 +16,15 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.agent.state import RunStatus
-from bot.db.models import LIVE_STATUSES, Approval, Escalation, Run, id_of
+from bot.db.models import Approval, Escalation, Run, id_of
 from bot.durations import describe
 from bot.runs import feedback
 from bot.runs.sources import DRAFT_TOOLS
+from bot.vocabulary import DECIDED_BY_PEOPLE, LIVE, ApprovalStatus, RunStatus
 
 GUARD_KINDS = {"KITEBASE_MAX_STEPS": "max_steps", "KITEBASE_TOKEN_BUDGET": "token_budget",
                "KITEBASE_COST_BUDGET_USD": "cost_budget", "KITEBASE_DEADLINE_SECONDS": "deadline",
                "KITEBASE_MAX_REPEATS": "repetition"}
-DECIDED_BY_PEOPLE = ("approved", "edited", "rejected")
 
 
 def changed_share(before: str, after: str) -> float:
@@ -67,7 +66,7 @@ def figures(session: Session, since: datetime, until: datetime) -> dict[str, Any
 
 
 def _endings(runs: list[Run], escalations: list[Escalation]) -> dict[str, Any]:
-    statuses = Counter("open" if r.status in LIVE_STATUSES else r.status for r in runs)
+    statuses = Counter("open" if r.status in LIVE else r.status for r in runs)
     latest = {e.run_id: e.kind for e in escalations}  # ordered by id: the newest escalation of each run wins
     stopped = Counter(latest.get(id_of(r), "unknown") for r in runs if r.status == RunStatus.ESCALATED)
     return {"total": len(runs), "completed": statuses[RunStatus.COMPLETED], "escalated": statuses[RunStatus.ESCALATED],
@@ -77,13 +76,13 @@ def _endings(runs: list[Run], escalations: list[Escalation]) -> dict[str, Any]:
 def _drafts(drafts: list[Approval]) -> dict[str, Any]:
     statuses = Counter(a.status for a in drafts)
     by_people = sum(statuses[s] for s in DECIDED_BY_PEOPLE)
-    approved = statuses["approved"] + statuses["edited"]
+    approved = statuses[ApprovalStatus.APPROVED] + statuses[ApprovalStatus.EDITED]
     edits = [changed_share(str((a.tool_input or {}).get("message", "")), str((a.edited_input or {}).get("message", "")))
-             for a in drafts if a.status == "edited"]
+             for a in drafts if a.status == ApprovalStatus.EDITED]
     waits = [(a.decided_at - a.created_at).total_seconds() for a in drafts
              if a.status in DECIDED_BY_PEOPLE and a.decided_at is not None]
-    return {"total": len(drafts), "sent_as_written": statuses["approved"], "edited": statuses["edited"],
-            "rejected": statuses["rejected"], "expired": statuses["expired"], "pending": statuses["pending"],
+    return {"total": len(drafts), "sent_as_written": statuses[ApprovalStatus.APPROVED], "edited": statuses[ApprovalStatus.EDITED],
+            "rejected": statuses[ApprovalStatus.REJECTED], "expired": statuses[ApprovalStatus.EXPIRED], "pending": statuses[ApprovalStatus.PENDING],
             "reminded": sum(1 for a in drafts if a.reminded_at is not None),
             "approval_rate": round(approved / by_people, 3) if by_people else None,
             "edit_changed_median": statistics.median(edits) if edits else None,

@@ -17,12 +17,11 @@ from sqlalchemy import bindparam, insert, or_, update
 from sqlmodel import Session, col, func, select
 
 from bot.agent import trace
-from bot.agent.model import Usage
-from bot.agent.state import TERMINAL, Allowance, PendingCall, RunState, RunStatus, StepRecord
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, get_or_raise, id_of, table_of, utcnow
 from bot.runs import outbox, sources, states
+from bot.vocabulary import TERMINAL, Allowance, PendingCall, RunState, RunStatus, StepRecord, Usage
 
 logger = logging.getLogger(__name__)
 

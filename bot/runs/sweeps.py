@@ -13,11 +13,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import or_, update
 from sqlmodel import col, select
 
-from bot.agent.state import RunStatus
 from bot.db.models import Approval, Run, id_of
 from bot.db.statements import changed
 from bot.runs import gaps, outbox, processes, queries, reminders, stats
 from bot.runs.service import RunService
+from bot.vocabulary import ApprovalStatus, RunStatus
 
 logger = logging.getLogger(__name__)
 Dispatch = Callable[[int], object]
@@ -49,14 +49,14 @@ def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> 
     cutoff = now - timedelta(seconds=ttl_seconds)
     with service.db.session() as session:
         stale = session.exec(select(Approval).join(Run, col(Run.id) == col(Approval.run_id))
-                             .where(col(Approval.status) == "pending", col(Approval.created_at) < cutoff,
+                             .where(col(Approval.status) == ApprovalStatus.PENDING, col(Approval.created_at) < cutoff,
                                     col(Run.status) == RunStatus.AWAITING_APPROVAL)).all()
     expired = []
     for approval in stale:
         with service.db.session() as session:
             won = changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
-                                                         col(Approval.status) == "pending")
-                                  .values(status="expired", decided_by="timer", decided_at=now))) == 1
+                                                         col(Approval.status) == ApprovalStatus.PENDING)
+                                  .values(status=ApprovalStatus.EXPIRED, decided_by="timer", decided_at=now))) == 1
             if won:
                 outbox.card_changed(session, id_of(approval))
         if won:

@@ -11,6 +11,7 @@ from bot.agent.replay import timeline as timeline_text
 from bot.db.engine import Database
 from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Ticket, utcnow
 from bot.runs import queries, sources, stats
+from bot.vocabulary import ApprovalStatus
 
 HOME_FIGURES_SECONDS = 7 * 86400  # App Home shows the figures of the last 7 days
 
@@ -67,7 +68,7 @@ def _sources(session: Any, row: Approval, run: Run) -> dict[str, Any] | None:
     """The citation check of the text the card shows (the edit, once a person edited the draft)."""
     if row.tool_name not in sources.DRAFT_TOOLS:
         return None
-    shown = row.edited_input if row.status == "edited" and row.edited_input else row.tool_input
+    shown = row.edited_input if row.status == ApprovalStatus.EDITED and row.edited_input else row.tool_input
     return sources.check(session, str((shown or {}).get("message") or ""), run.messages or [], row.tool_use_id)
 
 

@@ -14,6 +14,7 @@ from bot.runs import views
 from bot.slack.authz import approvers_hint
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
+from bot.vocabulary import ApprovalStatus
 
 METADATA_TYPE = "kitebase_outbox"
 
@@ -96,7 +97,7 @@ class Renderer:
             return None
         common = {"tool": approval["tool"], "target": approval["target"], "run_ticket": approval["run_ticket"],
                   "sources": approval.get("sources"), "help_url": self.settings.help_center_url}
-        if approval["status"] == "pending":
+        if approval["status"] == ApprovalStatus.PENDING:
             text, blocks = cards.build_approval_request(
                 approval_id=approval["id"], fingerprint=approval["fingerprint"], arguments=approval["input"],
                 approvers_hint=approvers_hint(self.settings, approval["run"]["started_by"],

@@ -7,7 +7,6 @@ import re
 from datetime import datetime
 from typing import Any
 
-from bot.agent.state import RunStatus
 from bot.durations import describe
 from bot.slack_ui.limits import (
     MAX_BLOCKS_MESSAGE,
@@ -19,6 +18,7 @@ from bot.slack_ui.limits import (
     mrkdwn_section,
     split_text,
 )
+from bot.vocabulary import RunStatus
 
 APPROVE, EDIT, REJECT = "approve_reply", "edit_reply", "reject_reply"
 EDIT_MODAL, REJECT_MODAL, CLOSE_MODAL = "edit_reply_modal", "reject_reply_modal", "close_escalation_modal"

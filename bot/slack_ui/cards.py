@@ -31,6 +31,7 @@ from bot.slack_ui.limits import (
     quote_sections,
 )
 from bot.slack_ui.sources import build_sources
+from bot.vocabulary import SENT, ApprovalStatus
 
 DRAFT_MAX_CHARS = INPUT_VALUE  # the Edit modal holds the whole draft; the reply tool allows no more than this
 
@@ -99,11 +100,11 @@ def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arg
 def decision_line(status: str, actor: str | None, when: datetime | None, reason: str | None,
                   result: dict[str, Any] | None) -> str:
     at = f" at {slack_time(when)}" if when else ""
-    if status == "expired":
+    if status == ApprovalStatus.EXPIRED:
         return f"*Expired*{at}: nobody decided in time; *nothing was sent*."
-    if status == "rejected":
+    if status == ApprovalStatus.REJECTED:
         return f"*Rejected* by {who(actor)}{at}: {escape(reason or '')}. Nothing was sent; the agent revises."
-    verb = "Edited" if status == "edited" else "Approved"
+    verb = "Edited" if status == ApprovalStatus.EDITED else "Approved"
     if result is None:
         return f"*{verb}* by {who(actor)}{at}; sending…"
     if result.get("is_error"):
@@ -117,8 +118,8 @@ def build_approval_decided(*, tool: str, arguments: dict[str, Any], target: dict
                            sources: dict[str, Any] | None = None, help_url: str | None = None) -> Message:
     title, text = _recipient(tool, arguments, target)
     line = decision_line(status, actor, when, reason, result)
-    label = "What was sent:" if status in ("approved", "edited") and result and not result.get("is_error") \
-        else "The draft (not sent):" if status in ("rejected", "expired") else "The text:"
+    label = "What was sent:" if status in SENT and result and not result.get("is_error") \
+        else "The draft (not sent):" if status in (ApprovalStatus.REJECTED, ApprovalStatus.EXPIRED) else "The text:"
     blocks = [header(title.rstrip("?")), *_ticket_lines(arguments, target, run_ticket), mrkdwn_section(label),
               *_body(tool, arguments, target), *build_sources(sources, help_url, warn=False), context(line)]
     plain = line.replace("*", "")

@@ -18,10 +18,11 @@ from bot.slack_ui.limits import (
     mrkdwn_section,
     split_text,
 )
+from bot.vocabulary import EscalationStatus
 
 
 def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
-                     thread_link: str | None, status: str = "open", actor: str | None = None) -> Message:
+                     thread_link: str | None, status: str = EscalationStatus.OPEN, actor: str | None = None) -> Message:
     value = json.dumps({"escalation_id": escalation_id, "run_id": run_id})
     text = escape(f"Run #{run_id} on {ticket_id} needs a person: {reason}")
     link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
@@ -31,13 +32,13 @@ def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: s
                        "history is in the transcript below."),
         *[mrkdwn_section(chunk) for chunk in split_text(escape(summary or "No summary."), 2900)],
     ]
-    if status == "open":
+    if status == EscalationStatus.OPEN:
         blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
             button("I'll take it", CLAIM, value, "primary"), button("Resume run", RESUME, value),
             button("Close…", CLOSE, value)]})
     else:
         blocks.append(context(f"*{escape(status.capitalize())}* by {who(actor)}" if actor else status.capitalize()))
-        if status == "claimed":
+        if status == EscalationStatus.CLAIMED:
             blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
                 button("Resume run", RESUME, value), button("Close…", CLOSE, value)]})
     return text, fit_blocks(blocks)

@@ -16,6 +16,7 @@ from bot.telemetry import tracing
 from bot.telemetry.context import note_run, run_scope
 from bot.telemetry.lookups import ApprovalLabel, approval_label
 from bot.telemetry.spans import error_type, fail, guarded
+from bot.vocabulary import DECIDED_BY_PEOPLE
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from bot.db.engine import Database
 
 P = ParamSpec("P")
-DECIDED = frozenset({"approved", "edited", "rejected"})
+DECIDED = frozenset(DECIDED_BY_PEOPLE)
 
 
 class _Decision(Protocol):

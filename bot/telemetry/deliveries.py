@@ -20,6 +20,7 @@ from bot.telemetry import conventions as c
 from bot.telemetry import tracing
 from bot.telemetry.context import note_run, run_scope, thread_key
 from bot.telemetry.spans import fail, guarded
+from bot.vocabulary import OutboxStatus
 
 if TYPE_CHECKING:
     from bot.db.engine import Database
@@ -115,7 +116,7 @@ def _outcome(db: Database, delivery: Delivery) -> tuple[str, str | None]:
     if row is None:
         return "unknown", None
     status, sent_version, last_error = row
-    if status == "failed":
+    if status == OutboxStatus.FAILED:
         return "failed", _error_type(last_error)
     if sent_version >= delivery.version:
         return ("sent" if delivery.methods else "nothing_to_send"), None

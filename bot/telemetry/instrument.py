@@ -1,6 +1,6 @@
 """The run layer's one call when it builds a loop (bot/runs/service.py `_loop`): the model client and the
 observer the loop gets. With tracing on (a segment is being worked on), a `chat` span per model call and the
-loop's reports as events; otherwise both unchanged. Tool calls are traced in tools/base.py `execute`."""
+loop's reports as events; otherwise both unchanged. Tool calls: bot/telemetry/tools.py `traced_execute`."""
 
 from __future__ import annotations
 

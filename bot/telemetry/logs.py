@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -87,3 +88,14 @@ def run_handler(stream: IO[str], log_format: str = "text") -> logging.Handler:
     handler.addFilter(RunFilter())
     handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     return handler
+
+
+def configure_logging(level: int, log_format: str = "text") -> None:
+    """The entry points' one logging set-up: stderr, every line redacted and naming the run it was written for;
+    `log_format` "json" (KITEBASE_LOG_FORMAT) writes one JSON object a line."""
+    handler = run_handler(sys.stderr, log_format)
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level)

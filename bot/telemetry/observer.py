@@ -7,15 +7,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bot.agent.events import Observer
-from bot.agent.state import RunStatus
 from bot.redact import redact
 from bot.telemetry import conventions as c
 from bot.telemetry import tracing
 from bot.telemetry.tools import abandoned, answered_without_running
+from bot.vocabulary import RunStatus
 
 if TYPE_CHECKING:
-    from bot.agent.state import PendingCall, RunState, StepRecord
     from bot.telemetry.segment import Segment
+    from bot.vocabulary import PendingCall, RunState, StepRecord
 
 
 class TracingObserver(Observer):

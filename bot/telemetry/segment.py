@@ -15,13 +15,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from bot.agent.state import RunStatus
 from bot.redact import redact
 from bot.telemetry import conventions as c
 from bot.telemetry import tracing
 from bot.telemetry.context import RunScope, run_scope
 from bot.telemetry.lookups import RunLabel, run_label
 from bot.telemetry.spans import error_type, fail, guarded
+from bot.vocabulary import RunStatus
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context

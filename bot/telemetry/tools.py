@@ -1,5 +1,6 @@
 """Tool calls carry the run. `traced_execute` wraps tools/base.py `execute`, the one function every tool call
-of a run goes through (on the loop's tool threads, and for approved calls): it runs in the log scope of the
+of a run goes through (on the loop's tool threads, and for approved calls; the run layer hands the wrapped
+function to the loop it builds, so `tools/` knows nothing of telemetry): it runs in the log scope of the
 run being worked on in this process (ToolContext.run_id), and when tracing is on inside an
 `execute_tool {name}` span under that run's segment: its real start and end, the call id, and an error status
 when the result is is_error. Calls the loop answers without executing them (a guard refused them) get a
@@ -22,9 +23,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
     from bot.telemetry.segment import Segment
-    from tools import Tool, ToolContext, ToolResult
-
-Execute = Callable[["dict[str, Tool]", "ToolContext", str, Any], "ToolResult"]
+    from tools import Execute, Tool, ToolContext, ToolResult
 
 
 def traced_execute(execute: Execute) -> Execute:

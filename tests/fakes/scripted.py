@@ -7,7 +7,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from bot.agent.model import ModelResponse, Usage
+from bot.agent.model import ModelResponse
+from bot.vocabulary import Usage
 
 _ids = iter(range(1, 1_000_000))
 

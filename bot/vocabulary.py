@@ -1,0 +1,200 @@
+"""The words every layer shares: where a run stands and what it has used, its working state, and the stored
+statuses and kinds of approvals, escalations, outbox rows and steps. Storage, the agent, the run layer and
+the Slack code all speak it; it imports nothing of ours (a leaf, as pydantic-ai's `usage.py` is).
+
+A status or kind that is stored is a member here, never a bare string elsewhere; the members are `str`s, so
+they compare equal to the values in the database and in JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Self
+
+from sqlmodel import SQLModel
+
+# --- statuses ------------------------------------------------------------------------------------------------
+
+
+class RunStatus(StrEnum):
+    """Where a run is (transitions: bot/runs/lifecycle/states.py)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    AWAITING_APPROVAL = "awaiting_approval"
+    COMPLETED = "completed"
+    ESCALATED = "escalated"
+    FAILED = "failed"
+
+
+LIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.AWAITING_APPROVAL)  # at most one live run per ticket
+TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.ESCALATED, RunStatus.FAILED})
+
+
+class ApprovalStatus(StrEnum):
+    """A gated call's draft: waiting for a person, or what became of it."""
+
+    PENDING = "pending"
+    APPROVED = "approved"
+    EDITED = "edited"  # approved with a person's changes
+    REJECTED = "rejected"
+    EXPIRED = "expired"  # nobody decided within KITEBASE_APPROVAL_TTL
+
+
+DECIDED_BY_PEOPLE = (ApprovalStatus.APPROVED, ApprovalStatus.EDITED, ApprovalStatus.REJECTED)
+SENT = (ApprovalStatus.APPROVED, ApprovalStatus.EDITED)  # the call was run
+
+
+class EscalationStatus(StrEnum):
+    OPEN = "open"
+    CLAIMED = "claimed"
+    CLOSED = "closed"
+
+
+UNRESOLVED = (EscalationStatus.OPEN, EscalationStatus.CLAIMED)  # still in the human queue
+
+
+class OutboxStatus(StrEnum):
+    PENDING = "pending"  # something Slack does not show yet
+    SENT = "sent"
+    FAILED = "failed"  # Slack refused it for good
+
+
+# --- kinds ---------------------------------------------------------------------------------------------------
+
+
+class StepKind(StrEnum):
+    MODEL = "model"  # a model call and what the loop did with its reply
+    GUARD = "guard"  # a guard stopped the run before a model call
+    ERROR = "error"  # the model call failed, or the run failed
+    STOP = "stop"  # the run was stopped from outside (stuck, expired)
+    APPROVAL = "approval"  # people decided on the turn's gated calls
+
+
+class StopKind(StrEnum):
+    """Why a run ended without an answer: the run's `stop_kind` and its escalation's `kind`."""
+
+    GUARD = "guard"
+    MODEL_ERROR = "model_error"
+    MODEL_REQUEST = "model_request"  # the agent asked for a person (escalate_to_human)
+    REFUSAL = "refusal"
+    TRUNCATED = "truncated"  # max_tokens
+    STOP_SEQUENCE = "stop_sequence"
+    CONTEXT_WINDOW = "context_window"
+    PAUSED = "paused"
+    EMPTY_ANSWER = "empty_answer"
+    MALFORMED_HISTORY = "malformed_history"
+    TOOL_ERROR = "tool_error"
+    APPROVAL_EXPIRED = "approval_expired"
+    STUCK = "stuck"
+    FAILURE = "failure"  # an internal error
+
+
+# --- what a run uses -----------------------------------------------------------------------------------------
+
+
+class Counters(SQLModel):
+    """A group of counters declared once: a value of its own (in the run state and the step log) and, mixed into
+    a table, the same-named columns (bot/db/models.py). `of` and `store` copy the group from or into any row."""
+
+    @classmethod
+    def of(cls, row: object) -> Self:
+        return cls(**{name: getattr(row, name) for name in cls.model_fields})
+
+    def store(self, row: object) -> None:
+        for name in type(self).model_fields:
+            setattr(row, name, getattr(self, name))
+
+
+class Usage(Counters):
+    """Tokens: of one model call (its response and its step), or summed over a run (the run state and `Run`)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def add(self, other: Usage) -> None:
+        for name in Usage.model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    @classmethod
+    def from_api(cls, usage: Any) -> Usage:
+        get = usage.get if isinstance(usage, dict) else lambda k, d=None: getattr(usage, k, d)
+        return cls(input_tokens=int(get("input_tokens", 0) or 0), output_tokens=int(get("output_tokens", 0) or 0),
+                   cache_read_tokens=int(get("cache_read_input_tokens", 0) or 0),
+                   cache_write_tokens=int(get("cache_creation_input_tokens", 0) or 0))
+
+
+class Allowance(Counters):
+    """What the current allowance has used (a follow-up or a resume starts a fresh one); the guards compare it
+    with the limits. Also the `segment_*` columns of `Run`."""
+
+    segment_steps: int = 0
+    segment_tokens: int = 0
+    segment_cost_usd: float = 0.0
+    segment_active_seconds: float = 0.0
+    segment_first_message: int = 0  # index in messages where this allowance began
+
+
+# --- a run's working state: everything the loop needs, all of it storable as JSON ----------------------------
+
+
+def fingerprint(name: str, arguments: dict[str, Any]) -> str:
+    """A stable hash of a tool call: the same tool with the same arguments gives the same value."""
+    canonical = json.dumps({"name": name, "input": arguments}, sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass
+class PendingCall:
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]  # as it will be executed (its ticket id resolved)
+    fingerprint: str
+    other_ticket: bool = False  # a write to a ticket the run was not started for
+
+
+@dataclass
+class StepRecord:
+    number: int
+    kind: StepKind = StepKind.MODEL
+    stop_reason: str | None = None
+    text: str | None = None
+    response: list[dict[str, Any]] | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class RunState:
+    goal: str
+    messages: list[dict[str, Any]]
+    model: str = ""
+    ticket_id: str | None = None  # the ticket the run was started for
+    status: RunStatus = RunStatus.RUNNING
+    stop_kind: str | None = None  # a StopKind when the run ended without an answer
+    reason: str | None = None
+    answer: str | None = None
+    summary: str | None = None
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    allowance: Allowance = field(default_factory=Allowance)
+    pause_count: int = 0
+    pending_results: list[dict[str, Any]] = field(default_factory=list)
+    pending_calls: list[PendingCall] = field(default_factory=list)
+
+    def start_segment(self) -> None:
+        """A fresh allowance of steps, tokens, dollars and time (follow-ups and resumes)."""
+        self.allowance = Allowance(segment_first_message=len(self.messages))
+        self.pause_count = 0

@@ -86,6 +86,7 @@ class StopKind(StrEnum):
     PAUSED = "paused"
     EMPTY_ANSWER = "empty_answer"
     MALFORMED_HISTORY = "malformed_history"
+    UNKNOWN_STOP_REASON = "unknown_stop_reason"
     TOOL_ERROR = "tool_error"
     APPROVAL_EXPIRED = "approval_expired"
     STUCK = "stuck"

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from bot.vocabulary import StopKind
+
 
 class RunStopped(Exception):
     """Base: the run ends, escalated to a person, for the reason in `kind` and the message."""
 
-    kind = "stopped"
+    kind: StopKind = StopKind.FAILURE
 
 
 class GuardTripped(RunStopped):
     """One of our own limits was reached before a model call."""
 
-    kind = "guard"
+    kind = StopKind.GUARD
 
     def __init__(self, limit: str, value: float, maximum: float, message: str):
         super().__init__(message)
@@ -23,7 +25,7 @@ class ModelCallFailed(RunStopped):
     """The model API could not be reached, refused the request, or answered with something that is not a
     message (after our retries). `raw` keeps a malformed body for the step log."""
 
-    kind = "model_error"
+    kind = StopKind.MODEL_ERROR
 
     def __init__(self, message: str, raw: str | None = None):
         super().__init__(message)
@@ -33,7 +35,7 @@ class ModelCallFailed(RunStopped):
 class DeadlineReached(ModelCallFailed):
     """The run's time allowance ran out while a model call was under way (the call was cut short)."""
 
-    kind = "guard"
+    kind = StopKind.GUARD
 
 
 class MalformedHistory(Exception):

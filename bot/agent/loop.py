@@ -25,7 +25,7 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.pressure import let_requests_pass
 from bot.redact import redact
-from bot.vocabulary import PendingCall, RunState, RunStatus, StepKind, StepRecord
+from bot.vocabulary import PendingCall, RunState, RunStatus, StepKind, StepRecord, StopKind
 from tools import Execute, Tool, ToolContext, ToolResult, execute
 
 logger = logging.getLogger(__name__)
@@ -37,17 +37,17 @@ STOP_POLICY = {
     "end_turn": "done",
     "tool_use": "continue",
     "pause_turn": "resume",
-    "max_tokens": "truncated",
-    "stop_sequence": "stop_sequence",
-    "refusal": "refusal",
-    "model_context_window_exceeded": "context_window",
+    "max_tokens": StopKind.TRUNCATED,
+    "stop_sequence": StopKind.STOP_SEQUENCE,
+    "refusal": StopKind.REFUSAL,
+    "model_context_window_exceeded": StopKind.CONTEXT_WINDOW,
 }
 STOP_MESSAGES = {
-    "truncated": "the model's reply was cut off at max_tokens ({max_tokens}); a truncated reply is never "
+    StopKind.TRUNCATED: "the model's reply was cut off at max_tokens ({max_tokens}); a truncated reply is never "
                  "an answer and its tool calls were not run",
-    "stop_sequence": "the model stopped on a stop sequence before finishing; its reply is incomplete",
-    "refusal": "the model declined to continue (refusal); not retried",
-    "context_window": "the conversation no longer fits the model's context window",
+    StopKind.STOP_SEQUENCE: "the model stopped on a stop sequence before finishing; its reply is incomplete",
+    StopKind.REFUSAL: "the model declined to continue (refusal); not retried",
+    StopKind.CONTEXT_WINDOW: "the conversation no longer fits the model's context window",
 }
 
 
@@ -79,11 +79,11 @@ class AgentLoop:
                 self.limits.check(state, active())
                 step = self._turn(state, time_left=self.limits.deadline_seconds - active())
             except GuardTripped as guard:
-                self.escalate(state, "guard", str(guard))
+                self.escalate(state, StopKind.GUARD, str(guard))
                 step = StepRecord(number=state.steps, kind=StepKind.GUARD, text=state.reason)
             except DeadlineReached:
                 reason = self.limits.deadline_message(active(), during_call=True)
-                self.escalate(state, "guard", reason)
+                self.escalate(state, StopKind.GUARD, reason)
                 step = StepRecord(number=state.steps, kind=StepKind.GUARD, text=state.reason)
             except ModelCallFailed as failure:
                 self.escalate(state, failure.kind, str(failure))
@@ -91,7 +91,7 @@ class AgentLoop:
                 step = StepRecord(number=state.steps, kind=StepKind.ERROR, text=state.reason, response=raw)
             except MalformedHistory as bad:
                 logger.error("refusing to send a malformed history: %s", bad)
-                state.status, state.stop_kind = RunStatus.FAILED, "malformed_history"
+                state.status, state.stop_kind = RunStatus.FAILED, StopKind.MALFORMED_HISTORY
                 state.reason = f"internal error: the history is malformed and was not sent ({bad})"
                 state.summary = summarize(state.messages)
                 step = StepRecord(number=state.steps, kind=StepKind.ERROR, text=state.reason)
@@ -114,7 +114,7 @@ class AgentLoop:
         problems = checks.response_problems(response.content, checks.earlier_tool_ids(state.messages))
         if problems:  # acted on nothing: not appended, no tool run; the raw response stays in the step log
             step.kind = StepKind.ERROR
-            self.escalate(state, "model_error", "the model's reply was malformed, so nothing in it was run: "
+            self.escalate(state, StopKind.MODEL_ERROR, "the model's reply was malformed, so nothing in it was run: "
                           + "; ".join(problems[:5]))
             return step
         self.observer.on_model_response(state, response)
@@ -130,10 +130,11 @@ class AgentLoop:
             self._done(state, content)
         elif policy == "unknown":
             logger.warning("unknown stop_reason %r", response.stop_reason)
-            self.escalate(state, "unknown_stop_reason",
+            self.escalate(state, StopKind.UNKNOWN_STOP_REASON,
                            f"the model stopped for an unknown reason ({response.stop_reason!r}); not treated as an answer")
         else:
-            self.escalate(state, policy, STOP_MESSAGES[policy].format(max_tokens=self.settings.max_output_tokens))
+            kind = StopKind(policy)
+            self.escalate(state, kind, STOP_MESSAGES[kind].format(max_tokens=self.settings.max_output_tokens))
         return step
 
     def _account(self, state: RunState, response: ModelResponse) -> StepRecord:
@@ -158,9 +159,9 @@ class AgentLoop:
         state.pause_count += 1
         self._append_assistant(state, response.content)
         if any(b.get("type") == "tool_use" for b in response.content):
-            self.escalate(state, "paused", "the model paused a turn that asks for tools; not run")
+            self.escalate(state, StopKind.PAUSED, "the model paused a turn that asks for tools; not run")
         elif state.pause_count > self.settings.max_pause_continuations:
-            self.escalate(state, "paused", f"the model paused {state.pause_count} times in a row "
+            self.escalate(state, StopKind.PAUSED, f"the model paused {state.pause_count} times in a row "
                            f"(KITEBASE_MAX_PAUSE_CONTINUATIONS={self.settings.max_pause_continuations})")
         return step
 
@@ -178,12 +179,12 @@ class AgentLoop:
     def _done(self, state: RunState, content: list[dict[str, Any]]) -> None:
         answer = history.text_of(content)
         if not answer:
-            self.escalate(state, "empty_answer", "the model finished without writing an answer")
+            self.escalate(state, StopKind.EMPTY_ANSWER, "the model finished without writing an answer")
             return
         state.status, state.answer, state.stop_kind, state.reason = RunStatus.COMPLETED, answer, None, None
         state.summary = summarize(state.messages)
 
-    def escalate(self, state: RunState, kind: str, reason: str) -> None:
+    def escalate(self, state: RunState, kind: StopKind, reason: str) -> None:
         """The run stops and goes to a person; its reason and summary are cut of secrets before anyone sees them."""
         state.status, state.stop_kind, state.reason = RunStatus.ESCALATED, kind, redact(reason)
         state.summary = redact(summarize(state.messages, [c.__dict__ for c in state.pending_calls]))
@@ -193,7 +194,7 @@ class AgentLoop:
     def _act(self, state: RunState, content: list[dict[str, Any]], step: StepRecord) -> None:
         uses = [b for b in content if b.get("type") == "tool_use"]
         if not uses:
-            self.escalate(state, "model_error", "stop_reason was tool_use but the reply held no tool calls")
+            self.escalate(state, StopKind.MODEL_ERROR, "stop_reason was tool_use but the reply held no tool calls")
             return
         results: dict[str, ToolResult] = {}
         records: dict[str, dict[str, Any]] = {}
@@ -232,7 +233,7 @@ class AgentLoop:
             return
         state.messages.append({"role": "user", "content": blocks})
         if escalation:
-            self.escalate(state, "model_request", f"the agent asked for a person: {escalation}")
+            self.escalate(state, StopKind.MODEL_REQUEST, f"the agent asked for a person: {escalation}")
 
     def _run_tools(self, uses: list[dict[str, Any]], results: dict[str, ToolResult],
                    records: dict[str, dict[str, Any]]) -> None:

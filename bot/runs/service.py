@@ -46,7 +46,7 @@ from bot.telemetry.conventions import INVOKE_AGENT, SPAN_ESCALATE
 from bot.telemetry.instrument import instrument
 from bot.telemetry.segment import on_run
 from bot.telemetry.tools import traced_execute
-from bot.vocabulary import LIVE, TERMINAL, ApprovalStatus, RunState, RunStatus, StepKind, StepRecord
+from bot.vocabulary import LIVE, TERMINAL, ApprovalStatus, RunState, RunStatus, StepKind, StepRecord, StopKind
 from tools import REGISTRY, Tool, ToolContext, ToolError, ToolResult, execute
 
 logger = logging.getLogger(__name__)
@@ -171,7 +171,7 @@ class RunService:
                          observer=observer, run_id=run_id, execute=TRACED_EXECUTE)
 
     @on_run(SPAN_ESCALATE)
-    def escalate_waiting(self, run_id: int, *, kind: str, reason: str, observer: Observer | None = None) -> bool:
+    def escalate_waiting(self, run_id: int, *, kind: StopKind, reason: str, observer: Observer | None = None) -> bool:
         """End a run that waits for decisions that will not come (expired): results go back, then the queue."""
         if not take_lease(self.db, run_id, self.owner, self.settings.lease_seconds):
             return False
@@ -208,11 +208,11 @@ class RunService:
             try:
                 state = self._state(run_id)
                 state.messages, _ = history.repair(state.messages, INTERRUPTED)
-                return self._escalate_now(self._loop(run_id, observer), run_id, state, "stuck", reason)
+                return self._escalate_now(self._loop(run_id, observer), run_id, state, StopKind.STUCK, reason)
             except LeaseLost:  # another sweeper or worker has it now
                 return False
 
-    def _escalate_now(self, loop: AgentLoop, run_id: int, state: RunState, kind: str, reason: str) -> bool:
+    def _escalate_now(self, loop: AgentLoop, run_id: int, state: RunState, kind: StopKind, reason: str) -> bool:
         loop.escalate(state, kind, reason)
         Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds)(
             state, StepRecord(number=state.steps, kind=StepKind.STOP, text=reason))
@@ -228,7 +228,7 @@ class RunService:
                 old_status = states.move(run, RunStatus.FAILED)
                 run.reason, run.finished_at, run.updated_at = reason, utcnow(), utcnow()
                 session.add(run)
-                escalation = open_escalation(session, run, kind="failure", reason=reason)
+                escalation = open_escalation(session, run, kind=StopKind.FAILURE, reason=reason)
                 session.flush()
                 number = (session.exec(select(func.max(Step.number)).where(Step.run_id == run_id)).one() or 0) + 1
                 session.add(Step(run_id=run_id, number=number, turn=run.steps, kind="error", worker=self.owner,

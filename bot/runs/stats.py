@@ -20,7 +20,7 @@ from bot.db.models import Approval, Escalation, Run, id_of
 from bot.durations import describe
 from bot.runs import feedback
 from bot.runs.sources import DRAFT_TOOLS
-from bot.vocabulary import DECIDED_BY_PEOPLE, LIVE, ApprovalStatus, RunStatus
+from bot.vocabulary import DECIDED_BY_PEOPLE, LIVE, ApprovalStatus, RunStatus, StopKind
 
 GUARD_KINDS = {"KITEBASE_MAX_STEPS": "max_steps", "KITEBASE_TOKEN_BUDGET": "token_budget",
                "KITEBASE_COST_BUDGET_USD": "cost_budget", "KITEBASE_DEADLINE_SECONDS": "deadline",
@@ -107,10 +107,13 @@ def window(until: datetime, seconds: float) -> tuple[datetime, datetime]:
 
 # --- the figures as rows (label, value, detail): the CLI's table, Slack's table and App Home fields -------
 
-KIND_LABELS = {"model_request": "agent asked for a person", "approval_expired": "draft expired",
-               "guard": "guard tripped", "stuck": "stuck", "refusal": "model refused", "truncated": "reply cut off",
-               "model_error": "model error", "tool_error": "tool error", "failure": "internal failure",
-               "empty_answer": "empty answer", "paused": "paused turn", "context_window": "context full"}
+KIND_LABELS = {StopKind.MODEL_REQUEST: "agent asked for a person", StopKind.APPROVAL_EXPIRED: "draft expired",
+               StopKind.GUARD: "guard tripped", StopKind.STUCK: "stuck", StopKind.REFUSAL: "model refused",
+               StopKind.TRUNCATED: "reply cut off", StopKind.MODEL_ERROR: "model error",
+               StopKind.TOOL_ERROR: "tool error", StopKind.FAILURE: "internal failure",
+               StopKind.EMPTY_ANSWER: "empty answer", StopKind.PAUSED: "paused turn",
+               StopKind.CONTEXT_WINDOW: "context full", StopKind.STOP_SEQUENCE: "stopped early",
+               StopKind.MALFORMED_HISTORY: "history malformed", StopKind.UNKNOWN_STOP_REASON: "unknown stop reason"}
 
 
 def _share(value: float | None) -> str:

@@ -17,7 +17,7 @@ from bot.db.models import Approval, Run, id_of
 from bot.db.statements import changed
 from bot.runs import gaps, outbox, processes, queries, reminders, stats
 from bot.runs.service import RunService
-from bot.vocabulary import ApprovalStatus, RunStatus
+from bot.vocabulary import ApprovalStatus, RunStatus, StopKind
 
 logger = logging.getLogger(__name__)
 Dispatch = Callable[[int], object]
@@ -63,7 +63,7 @@ def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> 
             expired.append(approval)
     hours = ttl_seconds / 3600
     for run_id in sorted({a.run_id for a in expired}):
-        service.escalate_waiting(run_id, kind="approval_expired",
+        service.escalate_waiting(run_id, kind=StopKind.APPROVAL_EXPIRED,
                                  reason=f"nobody approved the draft reply within {hours:g} h (KITEBASE_APPROVAL_TTL); "
                                         "nothing was sent")
     return expired

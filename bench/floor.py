@@ -21,7 +21,7 @@ from bench.overhead import harness_run, run_approving
 from bench.slowtools import slow_registry
 from bot.agent.model import AnthropicModel
 from bot.db.models import Step
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 
 
 def floor_of(db: Any, run_id: int, model_latency: float, tool_latency: float) -> tuple[float, int]:

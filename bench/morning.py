@@ -31,8 +31,8 @@ from bench.desk import FIRST_GENERATED, generate, load
 from bench.doubles import BENCH_MODEL, offline_responder, stand_in
 from bench.serve_load import Served
 from bot.db.models import Run, Step
-from bot.runs.service import RunService
-from bot.runs.workqueue import QueueDispatcher, ensure_schema
+from bot.runs.execution.workqueue import QueueDispatcher, ensure_schema
+from bot.runs.lifecycle.service import RunService
 from tests.fakes.slack_server import SlackAPIServer
 
 CLEAN = ("KITEBASE_", "SLACK_", "ANTHROPIC_", "DATABASE_URL")

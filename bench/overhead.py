@@ -18,7 +18,7 @@ from bench.common import Figure, pct, seeded
 from bench.doubles import ZeroLatencyModel
 from bot.agent.prompts import SYSTEM_PROMPT
 from bot.db.models import Approval
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 from bot.vocabulary import RunStatus
 from tools import REGISTRY, Tool, ToolContext, execute
 

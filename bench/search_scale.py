@@ -2,7 +2,7 @@
 
 The generated desk of item 7 (bench/desk.py: desk tickets and sections under new ids, each with 40 desk words
 and a number added) is analysed, numbered and packed in memory exactly as the tools' index holds it
-(bot/db/search/packed.py), to measure what the index itself costs next to item 7's figures through the tools:
+(bot/search/packed.py), to measure what the index itself costs next to item 7's figures through the tools:
 build time, resident memory, and p50/p99 of the ranking for the evaluation's help questions, the same
 questions against the tickets, and like-ticket searches (the ranking only: no rows read, no matched lines).
 Asserts nothing; prints the figures. Quick to re-run while working on the ranking.
@@ -19,13 +19,13 @@ from bench.common import pct
 from bench.desk import generate
 from bench.search_at_scale import analysed, documents, queries, resident_mb
 from bot.db.fts import EmptyQuery
-from bot.db.search.bm25f import FieldParams
-from bot.db.search.documents import HELP_FIELDS, TICKET_FIELDS, Document
-from bot.db.search.packed import PackedIndex
-from bot.db.search.params import PARAMS
-from bot.db.search.persist import Stored, Vocabulary, encode
-from bot.db.search.ranking import _mutual, like_weights, query_weights
-from bot.db.search.vectors import EMBEDDER, ticket_text
+from bot.search.bm25f import FieldParams
+from bot.search.documents import HELP_FIELDS, TICKET_FIELDS, Document
+from bot.search.packed import PackedIndex
+from bot.search.params import PARAMS
+from bot.search.persist import Stored, Vocabulary, encode
+from bot.search.ranking import _mutual, like_weights, query_weights
+from bot.search.vectors import EMBEDDER, ticket_text
 
 
 def packed(docs: list[Document], fields: tuple[str, ...]) -> PackedIndex:

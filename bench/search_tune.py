@@ -5,7 +5,7 @@ PostgreSQL). For similar tickets, the words' parameters first, words alone (reca
 the vectors' share of the blend by how well it orders the candidates before any cut-off (mean average
 precision: recall@5 + precision@5 is nearly saturated by the words alone on the tuning half and cannot tell
 blends apart), then the cut-offs for that blend. Prints the best parameters as Python to paste into
-bot/db/search/params.py; the held-out half is never looked at here. `python -m bench.search_eval` then reports both halves.
+bot/search/params.py; the held-out half is never looked at here. `python -m bench.search_eval` then reports both halves.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 from bench.search_eval import fresh_database, load_cases
 from bench.search_metrics import average_precision, help_scores, mean, similar_scores
-from bot.db import search
-from bot.db.search.bm25f import FieldParams
-from bot.db.search.params import PARAMS, SearchParams
+from bot import search
+from bot.search.bm25f import FieldParams
+from bot.search.params import PARAMS, SearchParams
 
 GRID = {"w": (0.5, 1.0, 1.5, 2.0, 3.0, 4.0), "b": (0.0, 0.25, 0.5, 0.75, 0.9), "k1": (0.6, 0.9, 1.2, 1.6, 2.0)}
 

@@ -30,7 +30,7 @@ from bench.doubles import BENCH_MODEL, offline_responder, scripted_responder, st
 from bench.overhead import run_approving
 from bot.agent import pricing
 from bot.agent.prompts import SYSTEM_PROMPT
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 from tests.fakes.anthropic_server import MessagesAPIServer
 from tools import REGISTRY, ToolContext, execute
 

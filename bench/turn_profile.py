@@ -18,28 +18,28 @@ from typing import Any
 from bench.common import seeded
 from bench.doubles import ZeroLatencyModel
 from bench.overhead import harness_run, tickets
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 
 # (module, attribute path, label, parent label or None); "with" parts are context managers
 PARTS = [
-    ("bot.runs.service", "RunService.start", "start a run (goal check, insert)", None),
-    ("bot.runs.service", "claim", "claim: take the lease and read the run", None),
-    ("bot.runs.service", "release_lease", "give the lease back (when no checkpoint did)", None),
-    ("bot.runs.store", "LeaseKeeper.holding", "lease keeper (register, unregister)", None),
-    ("bot.runs.service", "approvals.decide", "record the decision", None),
-    ("bot.runs.service", "approvals.settle", "run the approved call, store its result", None),
-    ("bot.runs.approvals", "outcome", "the approved tool itself", "run the approved call, store its result"),
+    ("bot.runs.lifecycle.service", "RunService.start", "start a run (goal check, insert)", None),
+    ("bot.runs.lifecycle.service", "claim", "claim: take the lease and read the run", None),
+    ("bot.runs.lifecycle.service", "release_lease", "give the lease back (when no checkpoint did)", None),
+    ("bot.runs.lifecycle.checkpoint", "LeaseKeeper.holding", "lease keeper (register, unregister)", None),
+    ("bot.runs.lifecycle.service", "approvals.decide", "record the decision", None),
+    ("bot.runs.lifecycle.service", "approvals.settle", "run the approved call, store its result", None),
+    ("bot.runs.lifecycle.approvals", "outcome", "the approved tool itself", "run the approved call, store its result"),
     ("bot.agent.loop", "history.check", "history check before the call", None),
     ("bot.agent.loop", "checks.response_problems", "response check", None),
     ("bot.agent.loop", "Screen.__call__", "screen calls (repeats, approvals, preflight)", None),
     ("bot.agent.loop", "run_calls", "tools (thread pool)", None),
     ("bot.agent.loop", "summarize", "summary at the end", None),
     ("bot.agent.loop", "Limits.check", "guards", None),
-    ("bot.runs.store", "Checkpoint.__call__", "checkpoint (one transaction)", None),
-    ("bot.runs.store", "Checkpoint._write_run", "run UPDATE (lease, state, history JSON)", "checkpoint (one transaction)"),
-    ("bot.runs.store", "sources.annotate", "citation check of drafts", "checkpoint (one transaction)"),
-    ("bot.runs.store", "add_approvals", "approval rows", "checkpoint (one transaction)"),
-    ("bot.runs.store", "outbox.after_step", "outbox rows", "checkpoint (one transaction)"),
+    ("bot.runs.lifecycle.checkpoint", "Checkpoint.__call__", "checkpoint (one transaction)", None),
+    ("bot.runs.lifecycle.checkpoint", "Checkpoint._write_run", "run UPDATE (lease, state, history JSON)", "checkpoint (one transaction)"),
+    ("bot.runs.lifecycle.checkpoint", "citations.annotate", "citation check of drafts", "checkpoint (one transaction)"),
+    ("bot.runs.lifecycle.checkpoint", "add_approvals", "approval rows", "checkpoint (one transaction)"),
+    ("bot.runs.lifecycle.checkpoint", "outbox.after_step", "outbox rows", "checkpoint (one transaction)"),
 ]
 CONTEXTS = {"lease keeper (register, unregister)"}
 

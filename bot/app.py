@@ -13,7 +13,7 @@ from slack_sdk import WebClient
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.listeners import register_all
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 from bot.slack.client import make_client
 from bot.slack.context import SlackContext
 from bot.slack.identity import BotIdentity
@@ -29,10 +29,10 @@ def _raised_in_bolt(error: Exception) -> bool:
 def build_dispatch(settings: Settings, service: RunService) -> Any:
     """Where a recorded run continues: this process's pool (embedded) or the workers' queue."""
     if settings.execution == "queue":
-        from bot.runs.workqueue import QueueDispatcher
+        from bot.runs.execution.workqueue import QueueDispatcher
 
         return QueueDispatcher(settings)
-    from bot.runs.dispatch import Dispatcher
+    from bot.runs.execution.dispatch import Dispatcher
 
     return Dispatcher(service, settings.run_workers)
 

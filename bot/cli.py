@@ -32,8 +32,8 @@ from bot.config import Settings
 from bot.db.models import Run, Step
 from bot.db.open import DatabaseUnusable
 from bot.redact import redact
-from bot.runs import queries
-from bot.runs.errors import BadInput
+from bot.runs import BadInput
+from bot.runs.reports import queries
 from bot.telemetry import tracing
 from bot.telemetry.logs import configure_logging
 from tools import REGISTRY, ToolContext, execute
@@ -214,7 +214,7 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
         steps = list(session.exec(select(Step).where(Step.run_id == run.id).order_by(col(Step.number))).all())
     print(timeline(run, steps))
     if args.check:
-        from bot.runs.rerun import rerun
+        from bot.runs.reports.rerun import rerun
 
         report = rerun(run, steps, settings)
         print("\n" + report.text)
@@ -249,7 +249,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     db = open_database(settings)
     if db.dialect == "postgresql":
-        from bot.runs.workqueue import ensure_schema
+        from bot.runs.execution.workqueue import ensure_schema
 
         ensure_schema(settings)
     with db.session() as session:
@@ -263,12 +263,12 @@ def cmd_sweep(args: argparse.Namespace, settings: Settings) -> int:
     """Every timer once, now (expiry, recovery of dead processes' runs, stuck runs, App Home, the digest).
     Runs it continues are continued here (embedded) or queued for the workers (queue mode); what Slack must
     show is written to the outbox, delivered by whichever process sends."""
-    from bot.runs.service import RunService
-    from bot.runs.sweeps import sweep_all
+    from bot.runs.execution.sweeps import sweep_all
+    from bot.runs.lifecycle.service import RunService
 
     service = RunService(open_database(settings), settings)
     if settings.execution == "queue":
-        from bot.runs.workqueue import QueueDispatcher
+        from bot.runs.execution.workqueue import QueueDispatcher
 
         dispatch: Any = QueueDispatcher(settings)
     else:

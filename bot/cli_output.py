@@ -6,8 +6,8 @@ import json
 import sys
 from typing import Any, TextIO
 
-from bot.agent.events import Observer
 from bot.agent.model import ModelResponse
+from bot.agent.observer import Observer
 from bot.redact import redact
 from bot.vocabulary import PendingCall, RunState, RunStatus
 

@@ -11,8 +11,8 @@ from typing import Any
 from bot.cli_run import EXIT_OK, open_database
 from bot.config import Settings
 from bot.durations import describe, parse_duration
-from bot.runs import feedback, gaps, stats
-from bot.runs.errors import BadInput
+from bot.runs import BadInput
+from bot.runs.reports import feedback, gaps, stats
 
 
 def add_report_commands(sub: Any) -> None:

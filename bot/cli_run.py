@@ -15,10 +15,10 @@ from bot.config import Settings
 from bot.db.models import Approval, Run, id_of
 from bot.db.open import open_database
 from bot.redact import redact
-from bot.runs import sources
-from bot.runs.errors import BadInput
-from bot.runs.processes import Liveness
-from bot.runs.service import RunService
+from bot.runs import BadInput
+from bot.runs.execution.processes import Liveness
+from bot.runs.lifecycle import citations
+from bot.runs.lifecycle.service import RunService
 from bot.vocabulary import TERMINAL, ApprovalStatus, RunState, RunStatus
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
@@ -104,10 +104,10 @@ def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: 
 def draft_sources(session: Any, run_id: int, tool: str, arguments: dict[str, Any],
                   tool_use_id: str) -> dict[str, Any] | None:
     """The citation check of a waiting draft (as the card and the step log show it)."""
-    if tool not in sources.DRAFT_TOOLS:
+    if tool not in citations.DRAFT_TOOLS:
         return None
     run = session.get(Run, run_id)
-    return sources.check(session, str(arguments.get("message") or ""), run.messages or [], tool_use_id)
+    return citations.check(session, str(arguments.get("message") or ""), run.messages or [], tool_use_id)
 
 
 def ask(prompt: str, out: Any) -> str:

@@ -24,8 +24,8 @@ from bot.db.engine import Database, urgent_writes
 from bot.db.open import open_database
 from bot.listeners.events import take_event
 from bot.pressure import answering
-from bot.runs.dispatch import Dispatcher
-from bot.runs.processes import Liveness
+from bot.runs.execution.dispatch import Dispatcher
+from bot.runs.execution.processes import Liveness
 from bot.slack.context import SlackContext
 from bot.slack.requests import MAX_BODY, check_request
 from bot.telemetry.slack_requests import traced_wsgi
@@ -127,7 +127,7 @@ def serve(settings: Settings) -> int:
     liveness = Liveness(db, ctx.service.owner, "serve").start()
     background = Background(settings, ctx) if settings.execution == "embedded" else None
     if background is None:
-        from bot.runs.workqueue import QueueDispatcher, ensure_schema
+        from bot.runs.execution.workqueue import QueueDispatcher, ensure_schema
 
         ensure_schema(settings)
         if isinstance(ctx.dispatch, QueueDispatcher):
@@ -169,9 +169,9 @@ class Background:
     at start-up the runs a dead process left (queued, or owned by a process that stopped beating)."""
 
     def __init__(self, settings: Settings, ctx: Any):
-        from bot.jobs import build_scheduler
+        from bot.outbox.sender import OutboxSender
+        from bot.runs.execution.timers import build_scheduler
         from bot.slack.client import make_client
-        from bot.slack.sender import OutboxSender
 
         self.ctx = ctx
         self.sender = OutboxSender(ctx.db, settings, make_client(settings))
@@ -179,7 +179,7 @@ class Background:
                                          client=self.sender.client)
 
     def start(self) -> None:
-        from bot.runs.sweeps import recover
+        from bot.runs.execution.sweeps import recover
 
         self.sender.start()
         self.scheduler.start()

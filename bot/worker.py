@@ -14,12 +14,12 @@ from bot import heap
 from bot.config import Settings
 from bot.db.models import utcnow
 from bot.db.open import open_database
-from bot.jobs import build_scheduler
-from bot.runs.dispatch import Continuations
-from bot.runs.processes import Liveness
-from bot.runs.service import RunService
-from bot.runs.sweeps import recover
-from bot.runs.workqueue import QUEUE, QueueDispatcher, build_worker_app, ensure_schema
+from bot.runs.execution.dispatch import Continuations
+from bot.runs.execution.processes import Liveness
+from bot.runs.execution.sweeps import recover
+from bot.runs.execution.timers import build_scheduler
+from bot.runs.execution.workqueue import QUEUE, QueueDispatcher, build_worker_app, ensure_schema
+from bot.runs.lifecycle.service import RunService
 
 logger = logging.getLogger(__name__)
 
@@ -35,9 +35,9 @@ def run_worker(settings: Settings) -> int:
     liveness = Liveness(db, service.owner, "worker").start()
     sender = groups = None
     if settings.slack_bot_token is not None:
+        from bot.outbox.sender import OutboxSender
         from bot.slack.authz import GroupCache
         from bot.slack.client import make_client
-        from bot.slack.sender import OutboxSender
 
         sender, groups = OutboxSender(db, settings, make_client(settings)).start(), GroupCache()
 
@@ -45,7 +45,7 @@ def run_worker(settings: Settings) -> int:
 
     def continue_run(run_id: int) -> bool:
         """One job's continuation; False when another process holds the run. Two jobs of one run in this
-        process never continue it at once (jobs carry no procrastinate lock: bot/runs/workqueue.py)."""
+        process never continue it at once (jobs carry no procrastinate lock: bot/runs/execution/workqueue.py)."""
         if not continuations.take(run_id):
             return True  # under way in another of this worker's threads, which looks once more when done
         try:

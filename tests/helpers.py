@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, TicketMessage
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 
 
 def service_with(db: Database, settings: Settings, model: Any, **overrides: Any) -> RunService:

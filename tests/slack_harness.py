@@ -15,11 +15,11 @@ from waitress.server import create_server
 from bot.app import build_app
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.runs.service import RunService
+from bot.outbox.sender import OutboxSender
+from bot.runs.lifecycle.service import RunService
 from bot.server import make_wsgi
 from bot.slack.client import make_client
 from bot.slack.context import SlackContext
-from bot.slack.sender import OutboxSender
 from tests.fakes.slack_requests import SlackSender
 from tests.fakes.slack_server import SlackAPIServer
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.db.engine import Database
-from bot.runs.service import BadInput, RunService
+from bot.runs.lifecycle.service import BadInput, RunService
 from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import approvals_of, assert_well_formed, run_row, service_with, staff_replies
 
@@ -86,7 +86,7 @@ DECIDE_ONLY = """
 import sys
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 url, approval_id, command, *rest = sys.argv[1:]
 db = Database.from_url(url)
 service = RunService(db, Settings(database_url=url))

@@ -8,8 +8,8 @@ import time
 
 from bot.db.open import open_database
 from bot.pressure import Held, answering
-from bot.runs.dispatch import Continuations, Dispatcher
-from bot.runs.service import RunService
+from bot.runs.execution.dispatch import Continuations, Dispatcher
+from bot.runs.lifecycle.service import RunService
 from tests.conftest import make_settings
 
 

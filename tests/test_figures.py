@@ -9,7 +9,7 @@ import pytest
 
 from bot.db.models import Approval, Escalation, Feedback, Run
 from bot.durations import describe, parse_duration
-from bot.runs import stats
+from bot.runs.reports import stats
 from bot.slack_ui.figures import build_figures_fields, build_figures_table
 from bot.slack_ui.queue import build_digest, build_home
 from tests.fakes.slack_server import message_block_errors, view_errors

@@ -10,8 +10,8 @@ import pytest
 
 from bot.cli import main
 from bot.db.models import Approval, Escalation, Run
-from bot.runs import gaps, stats
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
+from bot.runs.reports import gaps, stats
 from tests.test_figures import DRAFT
 
 NOW = datetime.now(UTC)

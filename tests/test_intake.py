@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import select, text
 
 from bot.db.models import Outbox, Run, table_of
-from bot.runs import intake
-from bot.runs.intake import Request, record
+from bot.runs.intake import record as intake
+from bot.runs.intake.record import Request, record
 
 MODEL = "claude-opus-5"
 

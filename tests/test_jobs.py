@@ -9,9 +9,9 @@ from sqlalchemy import update
 from sqlmodel import col
 
 from bot.db.models import Run, utcnow
-from bot.jobs import build_scheduler
-from bot.runs import sweeps
-from bot.runs.service import RunService
+from bot.runs.execution import sweeps
+from bot.runs.execution.timers import build_scheduler
+from bot.runs.lifecycle.service import RunService
 from tests.helpers import approvals_of, assert_well_formed, escalations_of, run_row, staff_replies
 
 GOAL = "handle KITE-142"

@@ -9,7 +9,7 @@ import pytest
 from bot.config import Settings
 from bot.db.engine import Database, create_schema
 from bot.db.seed import seed_desk
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 from tests.helpers import approvals_of, assert_well_formed, staff_replies
 
 TICKETS = [t["id"] for t in json.loads((Settings().data_dir / "tickets.json").read_text())]

@@ -11,8 +11,8 @@ from sqlmodel import select
 
 from bot.config import Settings
 from bot.db.models import Outbox
-from bot.runs import reminders, sweeps
-from bot.runs.service import RunService
+from bot.runs.execution import reminders, sweeps
+from bot.runs.lifecycle.service import RunService
 from bot.slack.authz import GroupCache, approvers_hint, may_decide, unknown_groups, watched_groups
 from bot.slack_ui.blocks import build_reminder
 from tests.fakes.slack_server import message_block_errors
@@ -101,7 +101,7 @@ def test_the_reminder_message():
 
 
 def test_the_group_timer_also_keeps_the_backup_groups(db, settings):
-    from bot.jobs import build_scheduler
+    from bot.runs.execution.timers import build_scheduler
 
     asked = []
 

@@ -10,7 +10,7 @@ from sqlmodel import select
 from bot.agent.offline import OfflineModel
 from bot.agent.replay import timeline
 from bot.db.models import Run, Step
-from bot.runs.rerun import rerun
+from bot.runs.reports.rerun import rerun
 from tests.fakes.anthropic_server import MessagesAPIServer
 from tests.helpers import approvals_of, service_with, steps_of
 from tests.test_anthropic_client import client_for, offline_brain

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.runs.service import RunService
-from bot.telemetry.context import run_scope
+from bot.runs.lifecycle.service import RunService
 from bot.telemetry.logs import configure_logging, run_handler
+from bot.telemetry.scope import run_scope
 from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.slack_harness import start_harness
 from tools import REGISTRY, Tool, ToolResult
@@ -107,7 +107,7 @@ def test_an_outbox_delivery_names_the_run_of_its_row(settings, db, lines):
     finally:
         stop()
     [refused] = [line for line in stream.getvalue().splitlines() if "refused outbox row" in line]
-    assert refused.startswith(f"ERROR bot.slack.sender [run=1 thread=CSUPPORT:{ts}]: Slack refused outbox row")
+    assert refused.startswith(f"ERROR bot.outbox.sender [run=1 thread=CSUPPORT:{ts}]: Slack refused outbox row")
 
 
 def test_configure_logging_is_the_one_set_up_for_both_formats(capsys):

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from bot.db import search
+from bot import search
 from bot.db.engine import Database
-from bot.db.search import typos
-from bot.db.search.analyzer import Analyzer
-from bot.db.search.params import PARAMS
-from bot.db.search.ranking import query_weights
-from bot.db.search.store import help_index
+from bot.search import typos
+from bot.search.analyzer import Analyzer
+from bot.search.params import PARAMS
+from bot.search.ranking import query_weights
+from bot.search.store import help_index
 from tools import REGISTRY, ToolContext, execute
 
 

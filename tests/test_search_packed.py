@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.db.search.bm25f import Bm25fIndex
-from bot.db.search.documents import TICKET_FIELDS, ticket_document
-from bot.db.search.packed import PackedIndex
-from bot.db.search.params import PARAMS
-from bot.db.search.persist import ANALYZER, Stored, Vocabulary, analyse, encode
+from bot.search.bm25f import Bm25fIndex
+from bot.search.documents import TICKET_FIELDS, ticket_document
+from bot.search.packed import PackedIndex
+from bot.search.params import PARAMS
+from bot.search.persist import ANALYZER, Stored, Vocabulary, analyse, encode
 
 DESK = json.loads((Path(__file__).resolve().parents[1] / "kb_data" / "tickets.json").read_text(encoding="utf-8"))
 QUERIES = ["sso locked out okta", "webhook retries duplicate", "invoice vat", "export csv timeout",

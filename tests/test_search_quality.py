@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bot import search
 from bot.config import Settings
-from bot.db import search
 from bot.db.engine import Database, create_schema
 from bot.db.seed import seed_desk
 

@@ -1,4 +1,4 @@
-"""Ticket vectors (bot/db/search/vectors.py): the model's own files, stored with each ticket's analysis, kept
+"""Ticket vectors (bot/search/vectors.py): the model's own files, stored with each ticket's analysis, kept
 aligned with the index's documents, and blended into "tickets like this one"."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
-from bot.db import search
+from bot import search
 from bot.db.engine import Database
-from bot.db.search import vectors
-from bot.db.search.documents import TICKET_FIELDS, ticket_document
-from bot.db.search.packed import PackedIndex
-from bot.db.search.persist import Stored, Vocabulary, analyse, encode
-from bot.db.search.store import ticket_index
+from bot.search import vectors
+from bot.search.documents import TICKET_FIELDS, ticket_document
+from bot.search.packed import PackedIndex
+from bot.search.persist import Stored, Vocabulary, analyse, encode
+from bot.search.store import ticket_index
 from tools import REGISTRY, ToolContext, execute
 
 

@@ -7,7 +7,8 @@ import json
 import time
 from datetime import UTC, datetime, timedelta
 
-from bot.runs import reminders, stats, sweeps
+from bot.runs.execution import reminders, sweeps
+from bot.runs.reports import stats
 from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import approvals_of, run_row, staff_replies
 from tests.slack_harness import start_harness

@@ -25,8 +25,8 @@ from sqlmodel import select
 
 from bot.app import build_app
 from bot.db.models import Run
+from bot.outbox.sender import OutboxSender
 from bot.slack.client import make_client
-from bot.slack.sender import OutboxSender
 from tests.fakes.slack_server import SlackAPIServer
 from tests.fakes.socket_mode_server import SocketModeServer, accept_key, encode_frame
 from tests.helpers import staff_replies

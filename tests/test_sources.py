@@ -7,7 +7,7 @@ import json
 
 from bot.agent import trace
 from bot.agent.replay import timeline
-from bot.runs import sources
+from bot.runs.lifecycle import citations
 from bot.slack_ui.cards import build_approval_decided, build_approval_request
 from bot.slack_ui.sources import build_sources
 from tests.fakes.scripted import ScriptedModel, respond, text, use
@@ -34,21 +34,21 @@ def conversation(draft: str) -> list[dict]:
 
 
 def test_citations_are_found_bracketed_bare_and_in_links():
-    found = sources.cited("See [account-recovery#2], single-sign-on#1 and https://help.kitebase.com/billing-and-"
+    found = citations.cited("See [account-recovery#2], single-sign-on#1 and https://help.kitebase.com/billing-and-"
                           "invoices#3; again [account-recovery#2]. Not KITE-142#2 or C#1.")
     assert found == ["account-recovery#2", "single-sign-on#1", "billing-and-invoices#3"]
 
 
 def test_what_the_run_retrieved_before_the_draft():
-    seen = sources.retrieved(conversation("x"), "t3")
+    seen = citations.retrieved(conversation("x"), "t3")
     assert seen["sections"] == {"account-recovery#2": "Locked out of your account — Account recovery"}
     assert [t["id"] for t in seen["tickets"]] == ["KITE-144"]
-    assert sources.retrieved(conversation("x")[:2], "t3") == {"sections": {}, "tickets": []}, "no results yet"
+    assert citations.retrieved(conversation("x")[:2], "t3") == {"sections": {}, "tickets": []}, "no results yet"
 
 
 def test_a_good_draft_has_no_problems(db):
     with db.session() as session:
-        checked = sources.check(session, "Do this. [account-recovery#2]", conversation("x"), "t3")
+        checked = citations.check(session, "Do this. [account-recovery#2]", conversation("x"), "t3")
     [source] = checked["cited"]
     assert source["exists"] and source["retrieved"] and source["heading"] == "Locked out of your account"
     assert checked["problems"] == [] and checked["similar"][0]["customer"] == "Harbor Pine"
@@ -56,8 +56,8 @@ def test_a_good_draft_has_no_problems(db):
 
 def test_a_made_up_a_never_retrieved_and_a_missing_citation_are_flagged(db):
     with db.session() as session:
-        bad = sources.check(session, "See [account-recovery#9] and [billing-and-invoices#1].", conversation("x"), "t3")
-        none = sources.check(session, "Just restart it.", conversation("x"), "t3")
+        bad = citations.check(session, "See [account-recovery#9] and [billing-and-invoices#1].", conversation("x"), "t3")
+        none = citations.check(session, "Just restart it.", conversation("x"), "t3")
     assert bad["problems"] == ["cites account-recovery#9, which does not exist",
                                "cites billing-and-invoices#1, which the run never retrieved"]
     assert none["problems"] == ["cites no help-center section"]
@@ -65,7 +65,7 @@ def test_a_made_up_a_never_retrieved_and_a_missing_citation_are_flagged(db):
 
 def test_sources_under_the_draft_escape_and_link(db):
     with db.session() as session:
-        checked = sources.check(session, "[account-recovery#2] [account-recovery#9]", conversation("x"), "t3")
+        checked = citations.check(session, "[account-recovery#2] [account-recovery#9]", conversation("x"), "t3")
     checked["similar"][0]["customer"] = "<!channel> & co"
     blocks = build_sources(checked, "https://help.kitebase.com")
     shown = json.dumps(blocks)
@@ -78,7 +78,7 @@ def test_sources_under_the_draft_escape_and_link(db):
 
 def test_the_card_shows_sources_for_pending_and_decided_drafts(db):
     with db.session() as session:
-        checked = sources.check(session, "Hi. [account-recovery#2]", conversation("x"), "t3")
+        checked = citations.check(session, "Hi. [account-recovery#2]", conversation("x"), "t3")
     common = {"tool": "reply_to_customer", "arguments": {"ticket_id": "KITE-142", "message": "Hi. [account-recovery#2]"},
               "target": None, "run_ticket": None, "sources": checked, "help_url": None}
     _, pending = build_approval_request(approval_id=1, fingerprint="f", approvers_hint="", **common)
@@ -120,8 +120,8 @@ def test_a_failing_check_never_stops_the_run(db, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("help center down")
 
-    monkeypatch.setattr(sources, "check", boom)
+    monkeypatch.setattr(citations, "check", boom)
     calls = [{"id": "t3", "name": "reply_to_customer", "input": {"message": "x"}}]
     with db.session() as session:
-        sources.annotate(session, conversation("x"), calls)
+        citations.annotate(session, conversation("x"), calls)
     assert "sources" not in calls[0]

@@ -12,8 +12,8 @@ from sqlmodel import select
 
 from bot.agent.model import AnthropicModel
 from bot.db.models import Approval, Step, TicketMessage
-from bot.runs.service import RunService
-from bot.runs.sweeps import expire_approvals
+from bot.runs.execution.sweeps import expire_approvals
+from bot.runs.lifecycle.service import RunService
 from tests.fakes.anthropic_server import MessagesAPIServer, error, reply, tool_use
 from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import approvals_of, service_with, steps_of
@@ -225,7 +225,7 @@ def test_a_failure_in_the_telemetry_never_breaks_the_run(db, settings, monkeypat
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise RuntimeError("a bug in a span maker")
 
-    for module, name in (("model", "_answered"), ("tools", "_result"), ("segment", "Segment.finish"),
+    for module, name in (("chat", "_answered"), ("tool_calls", "_result"), ("segment", "Segment.finish"),
                          ("decisions", "_span")):
         target = __import__(f"bot.telemetry.{module}", fromlist=["x"])
         owner, _, attribute = name.rpartition(".")

@@ -18,8 +18,8 @@ from sqlmodel import col, select
 
 from bot.db.models import NamedLock, Run, Step
 from bot.pressure import answering
-from bot.runs.service import RunService
-from bot.runs.workqueue import QueueDispatcher, conninfo, ensure_schema
+from bot.runs.execution.workqueue import QueueDispatcher, conninfo, ensure_schema
+from bot.runs.lifecycle.service import RunService
 from tests.helpers import approvals_of, assert_well_formed, staff_replies
 
 pytestmark = pytest.mark.postgres

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bot.db import fts, search
+from bot import search
+from bot.db import fts
 from bot.db.models import HelpSection, get_or_raise
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 

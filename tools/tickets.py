@@ -11,7 +11,8 @@ from sqlalchemy import Executable, bindparam
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from bot.db import fts, search
+from bot import search
+from bot.db import fts
 from bot.db.models import Customer, Ticket, TicketMessage, get_or_raise, utcnow
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from bot.agent import checks, history, pricing
 from bot.agent.errors import DeadlineReached, GuardTripped, MalformedHistory, ModelCallFailed
-from bot.agent.events import Observer, Observers
-from bot.agent.limits import Limits
+from bot.agent.guards import Limits
 from bot.agent.model import ModelClient, ModelResponse
+from bot.agent.observer import Observer, Observers
 from bot.agent.prompts import SYSTEM_PROMPT
 from bot.agent.screen import Screen
 from bot.agent.summary import summarize

@@ -71,7 +71,7 @@ def _step_lines(step: Step, result_chars: int) -> list[str]:
 
 
 def source_lines(sources: dict[str, Any] | None) -> list[str]:
-    """A draft's citation check as the step log stored it (bot/runs/sources.py)."""
+    """A draft's citation check as the step log stored it (bot/runs/lifecycle/citations.py)."""
     if not sources:
         return []
     cited = ", ".join(f"{s['id']}" + (f" ({s['heading']})" if s.get("heading") else "") for s in sources["cited"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.agent.limits import Limits
+from bot.agent.guards import Limits
 from bot.vocabulary import PendingCall, RunState, fingerprint
 from tools import Tool, ToolContext, ToolError, ToolResult
 from tools.tickets import normalise_ticket_id

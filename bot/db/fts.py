@@ -1,6 +1,6 @@
 """Full-text search in the database's own engine: SQLite FTS5, or PostgreSQL tsvector + GIN.
 
-The agent's tools no longer rank with these (bot/db/search ranks the same way on both databases); the
+The agent's tools no longer rank with these (bot/search ranks the same way on both databases); the
 tables are still written on every change and serve as the "engine FTS" comparison in
 `python -m bench.search_eval`. `query_terms` and `STOPWORDS` are shared with the search analyser.
 

@@ -313,7 +313,7 @@ class NamedLock(SQLModel, table=True):
 
 
 class SearchTerm(SQLModel, table=True):
-    """Every term and surface word the search has analysed, numbered once per database (bot/db/search)."""
+    """Every term and surface word the search has analysed, numbered once per database (bot/search)."""
 
     __tablename__ = "search_term"
 

@@ -2,7 +2,7 @@
 
 from slack_bolt import App
 
-from bot.listeners import actions, commands, events, views
+from bot.listeners import actions, commands, events, modals
 from bot.slack.context import SlackContext
 
 
@@ -10,4 +10,4 @@ def register_all(app: App, ctx: SlackContext) -> None:
     events.register(app, ctx)
     commands.register(app, ctx)
     actions.register(app, ctx)  # registers a catch-all for unknown action_ids last
-    views.register(app, ctx)
+    modals.register(app, ctx)

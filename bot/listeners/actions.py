@@ -13,13 +13,14 @@ from typing import Any
 from slack_bolt import Ack, App
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.runs import escalations, feedback, views
-from bot.runs.errors import BadInput
+from bot.runs import BadInput
+from bot.runs.lifecycle import escalations
+from bot.runs.reports import feedback, for_slack
 from bot.slack.authz import approvers_hint, may_decide, unknown_groups
 from bot.slack.context import SlackContext
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
-from bot.slack_ui.feedback import build_feedback_modal
+from bot.slack_ui.feedback_note import build_feedback_modal
 from bot.slack_ui.limits import escape
 from bot.vocabulary import ApprovalStatus
 
@@ -69,7 +70,7 @@ def register(app: App, ctx: SlackContext) -> None:
     @app.action(ui.RESUME)
     def handle_resume(ack: Ack, body: dict[str, Any]) -> None:
         escalation_id = _escalation_for(ctx, body)
-        run_id = views.escalation_run_id(ctx.db, escalation_id) if escalation_id is not None else None
+        run_id = for_slack.escalation_run_id(ctx.db, escalation_id) if escalation_id is not None else None
         if run_id is not None:
             try:
                 ctx.service.reopen(run_id, actor=_user(body))
@@ -83,7 +84,7 @@ def register(app: App, ctx: SlackContext) -> None:
     def handle_close(ack: Ack, body: dict[str, Any], client: Any) -> None:
         ack()
         escalation_id = _escalation_for(ctx, body)
-        escalation = views.escalation(ctx.db, escalation_id) if escalation_id is not None else None
+        escalation = for_slack.escalation(ctx.db, escalation_id) if escalation_id is not None else None
         if escalation is not None:
             _open_form(ctx, body, client, cards.build_close_modal(
                 metadata={"escalation_id": escalation_id}, ticket_id=escalation["run"]["ticket_id"] or ""),
@@ -148,7 +149,7 @@ def _not_allowed(ctx: SlackContext, user: str, approval: dict[str, Any]) -> str 
 
 def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any] | None:
     approval_id = _int(_value(body).get("approval_id"))
-    approval = views.approval(ctx.db, approval_id) if approval_id is not None else None
+    approval = for_slack.approval(ctx.db, approval_id) if approval_id is not None else None
     if approval is None:
         _tell(ctx, body, "This draft no longer exists; nothing was sent.")
         return None
@@ -165,7 +166,7 @@ def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any]
 
 def _escalation_for(ctx: SlackContext, body: dict[str, Any]) -> int | None:
     escalation_id = _int(_value(body).get("escalation_id"))
-    if escalation_id is None or views.escalation(ctx.db, escalation_id) is None:
+    if escalation_id is None or for_slack.escalation(ctx.db, escalation_id) is None:
         _tell(ctx, body, "That escalation no longer exists.")
         return None
     if ctx.settings.approvers and not may_decide(ctx.settings, ctx.groups, _user(body), None):

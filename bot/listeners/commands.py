@@ -7,9 +7,9 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from bot.listeners.intake import take_request
-from bot.runs import views
-from bot.runs.intake import Request
+from bot.listeners.take import take_request
+from bot.runs.intake.record import Request
+from bot.runs.reports import for_slack
 from bot.slack.context import SlackContext
 from bot.slack_ui.limits import escape
 from bot.slack_ui.queue import build_queue_message
@@ -28,7 +28,7 @@ def register(app: App, ctx: SlackContext) -> None:
         if word in ("", "help"):
             ack(USAGE)
         elif word == "queue":
-            summary, blocks = build_queue_message(views.queue(ctx.db))
+            summary, blocks = build_queue_message(for_slack.queue(ctx.db))
             ack(text=summary, blocks=blocks)
         elif word == "status":
             ack(_status(ctx, text))
@@ -40,7 +40,7 @@ def _status(ctx: SlackContext, text: str) -> str:
     ids = ticket_ids_in(text)
     if not ids:
         return "Which ticket? e.g. `/kitebase status KITE-142`"
-    run = views.ticket_status(ctx.db, ids[0])
+    run = for_slack.ticket_status(ctx.db, ids[0])
     if run is None:
         return f"No runs for {ids[0]} yet."
     line = f"{ids[0]}: run #{run['id']} is *{run['status'].replace('_', ' ')}* ({run['steps']} model calls, ${run['cost_usd']:.4f})."

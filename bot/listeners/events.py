@@ -8,8 +8,8 @@ from typing import Any
 
 from slack_bolt import App
 
-from bot.listeners.intake import take_request
-from bot.runs.intake import Request
+from bot.listeners.take import take_request
+from bot.runs.intake.record import Request
 from bot.slack.context import SlackContext
 
 logger = logging.getLogger(__name__)

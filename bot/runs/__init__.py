@@ -1,1 +1,11 @@
-"""Runs: starting, continuing, deciding approvals, escalating. The only layer that writes runs."""
+"""Runs: the only layer that writes them. Split by its seams:
+
+- lifecycle/  start, continue (resume), decide, follow up, escalate; the state machine and the checkpoint
+- intake/     a person's request recorded in one transaction before Slack is acknowledged
+- execution/  where and when runs continue: the embedded pool, the work queue, heartbeats, sweeps, timers
+- reports/    read-only views for the CLI, Slack and App Home: queries, figures, knowledge gaps, feedback
+"""
+
+
+class BadInput(ValueError):
+    """The request cannot be acted on; the message tells the person what to do instead."""

@@ -1,5 +1,5 @@
 """What every Slack listener needs, built once in app.build_app. It holds no database session: the Slack
-side reads and writes runs only through the run layer (`service` and bot/runs/views.py)."""
+side reads and writes runs only through the run layer (`service` and bot/runs/reports/for_slack.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from slack_sdk import WebClient
 
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.runs.service import RunService
+from bot.runs.lifecycle.service import RunService
 from bot.slack.authz import GroupCache
 
 

@@ -1,13 +1,13 @@
 """The figures and the knowledge gaps in Block Kit: a table block in messages (the daily digest), section
 fields in App Home, one section per topic for the gaps. Builders are pure; the data comes from
-bot/runs/stats.py and bot/runs/gaps.py."""
+bot/runs/reports/stats.py and bot/runs/reports/gaps.py."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bot.runs.gaps import SIGNALS
-from bot.runs.stats import rows
+from bot.runs.reports.gaps import SIGNALS
+from bot.runs.reports.stats import rows
 from bot.slack_ui.limits import FIELD_TEXT, clip, context, escape, header, mrkdwn_section
 
 MAX_FIELDS = 10  # per section

@@ -1,4 +1,4 @@
-"""A person's decision on a gated call (bot/runs/approvals.py `decide`, from a Slack button or the CLI): its
+"""A person's decision on a gated call (bot/runs/lifecycle/approvals.py `decide`, from a Slack button or the CLI): its
 log lines name the run, and when tracing is on it is a `kitebase.approval.decide` span (a child of the Slack
 request's span when it came from Slack) with a `kitebase.approval.decided` event: who, and how long the
 draft waited."""
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from bot.telemetry import conventions as c
 from bot.telemetry import tracing
-from bot.telemetry.context import note_run, run_scope
 from bot.telemetry.lookups import ApprovalLabel, approval_label
+from bot.telemetry.scope import note_run, run_scope
 from bot.telemetry.spans import error_type, fail, guarded
 from bot.vocabulary import DECIDED_BY_PEOPLE
 

@@ -1,4 +1,4 @@
-"""The outbox sender's deliveries (bot/slack/sender.py): while a row is delivered, log lines name its run and
+"""The outbox sender's deliveries (bot/outbox/sender.py): while a row is delivered, log lines name its run and
 thread; when tracing is on, each delivered row is a `kitebase.outbox.deliver` span: the row's kind, the Slack
 methods called, the outcome the row recorded (sent | retry | failed | nothing_to_send), and its attempts."""
 
@@ -18,7 +18,7 @@ from sqlmodel import col
 from bot.db.models import Outbox
 from bot.telemetry import conventions as c
 from bot.telemetry import tracing
-from bot.telemetry.context import note_run, run_scope, thread_key
+from bot.telemetry.scope import note_run, run_scope, thread_key
 from bot.telemetry.spans import fail, guarded
 from bot.vocabulary import OutboxStatus
 

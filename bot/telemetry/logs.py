@@ -1,4 +1,4 @@
-"""Log lines that carry the run: every record written while working on a run (bot/telemetry/context.py) names
+"""Log lines that carry the run: every record written while working on a run (bot/telemetry/scope.py) names
 the run and its Slack thread, in text by default and one JSON object a line with KITEBASE_LOG_FORMAT=json.
 Both formats pass every line, tracebacks included, through the secret filter (bot/redact.py)."""
 
@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from bot.redact import RedactingFormatter, redact
 from bot.telemetry import tracing
-from bot.telemetry.context import current
+from bot.telemetry.scope import current
 
 TEXT = "%(levelname)s %(name)s%(run_label)s: %(message)s"
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 from bot.redact import redact
 from bot.telemetry import conventions as c
 from bot.telemetry import tracing
-from bot.telemetry.context import RunScope, run_scope
 from bot.telemetry.lookups import RunLabel, run_label
+from bot.telemetry.scope import RunScope, run_scope
 from bot.telemetry.spans import error_type, fail, guarded
 from bot.vocabulary import RunStatus
 
@@ -106,7 +106,7 @@ class Segment:
     def __init__(self, tracer: Tracer, operation: str, scope: RunScope, label: RunLabel, *, worker: str):
         self.tracer, self.operation, self.scope, self.label, self.worker = tracer, operation, scope, label, worker
         self.started_ns = time.time_ns()
-        self.executed: set[str] = set()  # tool calls whose function ran (their spans come from bot/telemetry/tools)
+        self.executed: set[str] = set()  # tool calls whose function ran (their spans come from bot/telemetry/tool_calls)
         self.open_tools: dict[str, Span] = {}
         self.usage = {c.INPUT_TOKENS: 0, c.OUTPUT_TOKENS: 0, c.CACHE_READ_TOKENS: 0, c.CACHE_CREATION_TOKENS: 0}
         self.chats = 0

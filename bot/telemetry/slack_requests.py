@@ -13,7 +13,7 @@ from urllib.parse import parse_qs
 
 from bot.telemetry import conventions as c
 from bot.telemetry import tracing
-from bot.telemetry.context import run_scope
+from bot.telemetry.scope import run_scope
 from bot.telemetry.spans import fail, guarded
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _handle(app: Wsgi, environ: dict[str, Any], start_response: Callable[..., An
         return start_response(line, headers, *exc_info)
 
     with (use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False),
-          run_scope() as scope):  # a listener that records a run names it (bot/telemetry/context.note_run)
+          run_scope() as scope):  # a listener that records a run names it (bot/telemetry/scope.note_run)
         try:
             body = app(environ, start)
         except BaseException as exc:

@@ -350,6 +350,7 @@ class Soak:
                                         "WHERE role = 'staff' AND run_id IS NOT NULL")).all()
             escalations = conn.execute(text("SELECT id, run_id FROM escalation")).all()
             outbox = conn.execute(text("SELECT status, count(*) FROM outbox GROUP BY status")).all()
+            refused = conn.execute(text("SELECT id, kind, attempts, last_error FROM outbox WHERE status = 'failed'")).all()
         by_thread: dict[str, int] = {}
         for run in runs:
             by_thread[run.thread_key] = by_thread.get(run.thread_key, 0) + 1
@@ -391,6 +392,7 @@ class Soak:
             if posts != 1:
                 found.append(f"escalation {e.id} (run {e.run_id}): {posts} queue posts")
         found += [f"{n} outbox rows {status}" for status, n in outbox if status != "sent"]
+        found += [f"outbox row {r.id} ({r.kind}) failed after {r.attempts} attempts: {r.last_error}" for r in refused]
         for log in self.cluster.logs:
             output = log.read_text(errors="replace") if log.exists() else ""
             if "Traceback" in output:

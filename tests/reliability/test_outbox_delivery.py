@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
+from bot import outbox
 from bot.agent.offline import OfflineModel
 from bot.db.models import Outbox, Run, utcnow
-from bot.runs import outbox
 from tests.fakes.scripted import respond, text, use
 from tests.helpers import approvals_of, staff_replies
 from tests.slack_harness import start_harness
@@ -146,8 +146,8 @@ def test_an_uncertain_post_is_looked_for_before_it_is_posted_again(harness, db):
                                            metadata={"event_type": "kitebase_outbox", "event_payload": {"row": row.id}})
     with db.session() as session:  # claimed by a sender that is gone, outcome unknown
         session.execute(update(Outbox).where(col(Outbox.id) == row.id).values(claimed_by="dead-host:1/sender"))
+    from bot.outbox.sender import OutboxSender
     from bot.slack.client import make_client
-    from bot.slack.sender import OutboxSender
 
     sender = OutboxSender(db, harness.ctx.settings, make_client(harness.ctx.settings)).start()
     try:
@@ -163,7 +163,7 @@ def test_an_uncertain_post_is_looked_for_before_it_is_posted_again(harness, db):
 
 
 def test_one_sender_at_a_time_and_another_takes_over(db, settings):
-    from bot.runs import processes
+    from bot.runs.execution import processes
 
     assert processes.hold(db, "outbox-sender", "a", 10, 15)
     assert not processes.hold(db, "outbox-sender", "b", 10, 15), "a holds it"

@@ -17,8 +17,8 @@ import pytest
 from sqlmodel import select
 
 from bot.db.models import Approval, Run, utcnow
-from bot.runs.service import RunService
-from bot.runs.sweeps import NEVER_DISPATCHED_AFTER, sweep_all
+from bot.runs.execution.sweeps import NEVER_DISPATCHED_AFTER, sweep_all
+from bot.runs.lifecycle.service import RunService
 from tests.fakes.anthropic_server import MessagesAPIServer, validate_request
 from tests.helpers import assert_well_formed, staff_replies
 from tests.test_anthropic_client import client_for, offline_brain, strip_cache_control

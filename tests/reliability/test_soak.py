@@ -23,7 +23,7 @@ def test_soak_mixed_faults_keep_every_promise(request, tmp_path, shape, size, da
         else f"sqlite:///{tmp_path / 'kitebase.db'}"
     if shape == "queue":
         from bot.config import Settings
-        from bot.runs.workqueue import ensure_schema
+        from bot.runs.execution.workqueue import ensure_schema
 
         ensure_schema(Settings(database_url=url, execution="queue"))
     soak = Soak(shape, url, size, tmp_path)

@@ -19,9 +19,9 @@ from sqlalchemy import create_engine, text
 from sqlmodel import col, select
 
 from bot.db.models import Approval, Run, Step, utcnow
-from bot.runs.service import RunService
-from bot.runs.sweeps import recover
-from bot.runs.workqueue import QueueDispatcher, conninfo, end_stranded_jobs, ensure_schema
+from bot.runs.execution.sweeps import recover
+from bot.runs.execution.workqueue import QueueDispatcher, conninfo, end_stranded_jobs, ensure_schema
+from bot.runs.lifecycle.service import RunService
 from tests.fakes.anthropic_server import MessagesAPIServer
 from tests.fakes.worker_process import WorkerProcess
 from tests.helpers import assert_well_formed, staff_replies

@@ -1,4 +1,4 @@
-"""search_document.vector: a ticket's vector for "tickets like this one" (bot/db/search/vectors.py); tickets
+"""search_document.vector: a ticket's vector for "tickets like this one" (bot/search/vectors.py); tickets
 stored before it have none and are analysed again by the first search that loads them
 
 Revision ID: 0007

@@ -1,0 +1,186 @@
+"""Outbox rows into Slack calls: what each row's message should show now, read through the run layer and
+built with the pure builders in bot/slack_ui. Nothing here sends; bot/outbox/sender.py does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.db.models import Outbox
+from bot.runs.reports import for_slack
+from bot.slack.authz import approvers_hint
+from bot.slack_ui import blocks as ui
+from bot.slack_ui import cards, queue
+from bot.vocabulary import ApprovalStatus
+
+METADATA_TYPE = "kitebase_outbox"
+
+
+@dataclass
+class Call:
+    method: str
+    args: dict[str, Any]
+
+
+@dataclass
+class Delivery:
+    calls: list[Call]
+    state: dict[str, Any] = field(default_factory=dict)  # the row's bookkeeping once every call succeeded
+    creates: bool = False  # the first call creates the message whose ts the row keeps
+
+
+@dataclass
+class Renderer:
+    db: Database
+    settings: Settings
+    permalink: Callable[[str, str], str | None]
+    streaming: Callable[[], bool]
+
+    def __call__(self, row: Outbox) -> Delivery | None:
+        """None when there is nothing to show any more (the run or approval is gone)."""
+        if row.parent_id and not row.thread_ts and row.kind != "transcript":  # under a slash command's message
+            parent = for_slack.outbox_row(self.db, row.parent_id)
+            if parent is None or parent.ts is None:
+                return None
+            row.thread_ts = parent.ts
+        return getattr(self, f"_{row.kind}")(row)
+
+    def _request(self, row: Outbox) -> Delivery:
+        payload = row.payload or {}
+        text, blocks = ui.build_request(str(payload.get("user") or ""), str(payload.get("text") or ""))
+        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    # --- a run's thread ---------------------------------------------------------------------------
+
+    def _timeline(self, row: Outbox) -> Delivery | None:
+        payload, state = row.payload or {}, dict(row.state or {})
+        view = for_slack.timeline(self.db, int(row.run_id or 0), payload.get("from_step", 1), payload.get("to_step"))
+        if view is None:
+            return None
+        closed = payload.get("to_step") is not None
+        status = ui.timeline_status(view["run"]["status"], closed)
+        mode = state.get("mode") or ("stream" if self.streaming() else "message")
+        if mode == "stream":
+            return self._stream(row, view, state, closed, status)
+        text, blocks = ui.build_timeline(_header(view, payload), view["steps"], status)
+        return self._post_or_update(row, text, blocks, {**state, "mode": "message"})
+
+    def _stream(self, row: Outbox, view: dict[str, Any], state: dict[str, Any], closed: bool,
+                status: str) -> Delivery:
+        streamed = set(state.get("streamed", []))
+        fresh = [s for s in view["steps"] if s["number"] not in streamed]
+        chunks = [c for s in fresh for c in ui.step_chunks(s)]
+        new_state = {**state, "mode": "stream", "streamed": sorted(streamed | {s["number"] for s in fresh}),
+                     "stopped": bool(state.get("stopped")) or closed}
+        calls = []
+        if row.ts is None:
+            run = view["run"]
+            head = {"type": "markdown_text", "text": _header(view, row.payload or {}) + "\n"}
+            recipient = ({"recipient_user_id": run["started_by"], "recipient_team_id": run["team"]}
+                         if run.get("team") and run.get("started_by") else {})
+            calls.append(Call("chat.startStream", {"channel": row.channel, "thread_ts": row.thread_ts,
+                                                   "task_display_mode": "timeline", "chunks": [head, *chunks],
+                                                   **recipient}))
+        elif chunks:
+            calls.append(Call("chat.appendStream", {"channel": row.channel, "ts": row.ts, "chunks": chunks}))
+        if closed and not state.get("stopped"):
+            calls.append(Call("chat.stopStream", {"channel": row.channel, "ts": row.ts,
+                                                  "chunks": [{"type": "markdown_text", "text": status + "\n"}]}))
+        return Delivery(calls, new_state, creates=row.ts is None)
+
+    def _card(self, row: Outbox) -> Delivery | None:
+        approval = for_slack.approval(self.db, int(row.ref_id or 0))
+        if approval is None:
+            return None
+        common = {"tool": approval["tool"], "target": approval["target"], "run_ticket": approval["run_ticket"],
+                  "sources": approval.get("sources"), "help_url": self.settings.help_center_url}
+        if approval["status"] == ApprovalStatus.PENDING:
+            text, blocks = cards.build_approval_request(
+                approval_id=approval["id"], fingerprint=approval["fingerprint"], arguments=approval["input"],
+                approvers_hint=approvers_hint(self.settings, approval["run"]["started_by"],
+                                              reminded=approval.get("reminded_at") is not None), **common)
+        else:
+            text, blocks = cards.build_approval_decided(
+                arguments=approval["edited_input"] or approval["input"], status=approval["status"],
+                actor=approval["decided_by"], when=approval["decided_at"], reason=approval["reason"],
+                result=approval["result"], **common)
+        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    def _final(self, row: Outbox) -> Delivery:
+        p = row.payload or {}
+        text, blocks = ui.build_final(run_id=int(row.run_id or 0), status=p.get("status", ""), answer=p.get("answer"),
+                                      reason=p.get("reason"), steps=p.get("steps", 0), tokens=p.get("tokens", 0),
+                                      cost=p.get("cost_usd", 0.0))
+        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    def _notice(self, row: Outbox) -> Delivery:
+        payload = row.payload or {}
+        if payload.get("reminder"):
+            text, blocks = ui.build_reminder(**payload["reminder"])
+        else:
+            text, blocks = ui.build_notice(payload.get("text", ""))
+        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    # --- the human queue and App Home ---------------------------------------------------------------
+
+    def _queue(self, row: Outbox) -> Delivery | None:
+        escalation = for_slack.escalation(self.db, int(row.ref_id or 0))
+        if escalation is None:
+            return None
+        state, run = dict(row.state or {}), escalation["run"]
+        if not state.get("permalink") and run.get("channel") and run.get("thread_ts"):
+            link = self.permalink(run["channel"], run["thread_ts"])
+            if link:
+                state["permalink"] = link
+        text, blocks = queue.build_escalation(
+            escalation_id=escalation["id"], run_id=run["id"], ticket_id=run["ticket_id"] or "-",
+            kind=escalation["kind"], reason=escalation["reason"], summary=escalation["summary"] or "",
+            thread_link=state.get("permalink"), status=escalation["status"], actor=escalation["claimed_by"])
+        return self._post_or_update(row, text, blocks, state)
+
+    def _transcript(self, row: Outbox) -> Delivery | None:
+        parent = for_slack.outbox_row(self.db, int(row.parent_id or 0))
+        if parent is None or parent.ts is None:
+            return None
+        content = for_slack.transcript(self.db, int(row.run_id or 0))
+        return Delivery([Call("files.upload_v2", {
+            "channel": parent.channel, "thread_ts": parent.ts, "content": content,
+            "filename": f"run-{row.run_id}-transcript.txt", "title": f"Run #{row.run_id} transcript",
+            "initial_comment": "The full logged history of this run."})])
+
+    def _digest(self, row: Outbox) -> Delivery:
+        p = row.payload or {}
+        text, blocks = queue.build_digest(p.get("day", ""), p.get("items", []), p.get("figures"), p.get("gaps"))
+        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    def _home(self, row: Outbox) -> Delivery:
+        return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**for_slack.home(self.db))})])
+
+    def _ephemeral(self, row: Outbox) -> Delivery:
+        text = str((row.payload or {}).get("text", ""))  # a sentence of ours (mrkdwn), like a notice
+        args = {"channel": row.channel, "user": row.user, "text": text}
+        if row.thread_ts:
+            args["thread_ts"] = row.thread_ts
+        return Delivery([Call("chat.postEphemeral", args)])
+
+    # --- shared -----------------------------------------------------------------------------------
+
+    def _post_or_update(self, row: Outbox, text: str, blocks: list[dict[str, Any]],
+                        state: dict[str, Any]) -> Delivery:
+        if row.ts is not None:
+            return Delivery([Call("chat.update", {"channel": row.channel, "ts": row.ts, "text": text,
+                                                  "blocks": blocks})], state)
+        args: dict[str, Any] = {"channel": row.channel, "text": text, "blocks": blocks, "unfurl_links": False,
+                                "unfurl_media": False,
+                                "metadata": {"event_type": METADATA_TYPE, "event_payload": {"row": row.id}}}
+        if row.thread_ts:
+            args["thread_ts"] = row.thread_ts
+        return Delivery([Call("chat.postMessage", args)], state, creates=True)
+
+
+def _header(view: dict[str, Any], payload: dict[str, Any]) -> str:
+    run = view["run"]
+    return ui.timeline_header(run["id"], run["ticket_id"], run["model"], payload.get("opening") or {})

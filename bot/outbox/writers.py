@@ -1,0 +1,281 @@
+"""What Slack must show, written as rows in the same transaction as the state change that causes it.
+
+Every function here takes the caller's session and adds or bumps `Outbox` rows; nothing here talks to Slack.
+`bot/outbox/sender.py` delivers the rows. A row is one message the bot keeps in Slack: writers bump its
+version whenever what it should show changes, and the sender delivers the newest state (so progress is
+coalesced and a card shows its decision) and records the `ts` Slack returned.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from bot.db.models import Approval, Escalation, Missing, Outbox, Run, table_of, utcnow
+from bot.db.statements import changed, insert_ignore
+from bot.vocabulary import LIVE, OutboxStatus, RunStatus
+
+ANSWER, FIRST, PROGRESS, BACKGROUND = 0, 1, 2, 3  # priorities: answers to people go first
+OUTBOX = _OUTBOX = table_of(Outbox)
+
+# Set after a session that wrote rows commits: the sender in this process looks at once instead of polling.
+wake = threading.Event()
+
+
+@dataclass(frozen=True)
+class Where:
+    """A run's Slack thread: its channel and ts, or (a slash command's run, before its first message is in
+    Slack) the outbox row of that first message."""
+
+    channel: str
+    thread_ts: str | None
+    parent_id: int | None = None
+
+
+class RunRef(Protocol):
+    """What the outbox needs to know of a run: a stored `Run`, or the intake's `NewRun` (building a `Run`
+    object costs a fifth of a Slack request's time, and the intake only needs these four fields)."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def ticket_id(self) -> str | None: ...
+    @property
+    def model(self) -> str: ...
+    origin: dict[str, Any] | None
+
+
+@dataclass
+class NewRun:
+    id: int
+    ticket_id: str | None
+    model: str
+    origin: dict[str, Any] | None
+
+
+def thread_of(run: RunRef) -> Where | None:
+    origin = run.origin or {}
+    if origin.get("channel") and origin.get("thread_ts"):
+        return Where(str(origin["channel"]), str(origin["thread_ts"]))
+    if origin.get("channel") and origin.get("request_row"):
+        return Where(str(origin["channel"]), None, int(origin["request_row"]))
+    return None
+
+
+def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | None = None,
+        ref_id: int | None = None, parent_id: int | None = None, channel: str | None = None,
+        thread_ts: str | None = None, user: str | None = None, payload: dict[str, Any] | None = None) -> int:
+    """Add the row for `key`, or bump it if it exists (its message will show the newest state). Race-free:
+    two writers of the same key leave one row."""
+    values = new_row(key=key, kind=kind, priority=priority, run_id=run_id, ref_id=ref_id, parent_id=parent_id,
+                     channel=channel, thread_ts=thread_ts, user=user, payload=payload)
+    inserted = insert_ignore(session, _OUTBOX, values, conflict=("key",), returning="id")
+    _mark(session)
+    if inserted is not None:
+        return int(inserted)
+    bump(session, key, payload=payload)
+    row_id = session.exec(select(Outbox.id).where(Outbox.key == key)).one()
+    if row_id is None:  # typed Optional for rows not yet inserted; a stored key is never NULL
+        raise Missing(f"outbox row {key} has no id")
+    return row_id
+
+
+def new_row(**values: Any) -> dict[str, Any]:
+    """Every column of a new row (what a writer does not say is NULL), pending for the sender now."""
+    now = utcnow()
+    return {**_EMPTY_ROW, "version": 1, "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0,
+            "next_attempt_at": now, "created_at": now, "updated_at": now, **values}
+
+
+_EMPTY_ROW = dict.fromkeys(c.name for c in _OUTBOX.c if c.name != "id")
+
+
+def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -> bool:
+    """The message of `key` should show the newest state; False if there is no such row."""
+    values: dict[str, Any] = {"version": col(Outbox.version) + 1, "status": OutboxStatus.PENDING, "updated_at": utcnow()}
+    if payload is not None:
+        values["payload"] = payload
+    rows = changed(session.execute(update(Outbox).where(col(Outbox.key) == key).values(**values)))
+    _mark(session)
+    return bool(rows)
+
+
+def _mark(session: Session) -> None:
+    hooks = session.info.setdefault("after_commit", [])
+    if wake.set not in hooks:
+        hooks.append(wake.set)
+
+
+def after_step(session: Session, run: Run, step_number: int, *, old_status: str, approvals: list[Approval],
+               escalation: Escalation | None, queue_channel: str | None) -> None:
+    """What Slack must show once a step is stored: the timeline, new cards, the ending, the queue post."""
+    step_stored(session, run, step_number)
+    for approval in approvals:
+        card(session, approval, run)
+    if run.status not in LIVE:
+        final(session, run, step_number)
+    if escalation is not None:
+        queue_post(session, escalation, run, queue_channel)
+    if run.status != old_status:
+        homes_changed(session)
+
+
+# --- a run's thread --------------------------------------------------------------------------------
+
+def timeline(session: Session, run: RunRef, first_step: int, opening: dict[str, Any]) -> None:
+    """Open a new stretch of the run's timeline: one evolving message (or stream) for the steps from here.
+    `opening` says why it opens: {"kind": "start" | "follow_up" | "resumed" | "continue", "actor": …}."""
+    where = thread_of(run)
+    if where is None:
+        return
+    put(session, key=timeline_key(run.id, first_step), kind="timeline", priority=FIRST, run_id=run.id,
+        channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
+        payload=_timeline_payload(first_step, opening, run.ticket_id, run.model))
+
+
+def timeline_key(run_id: int | None, first_step: int) -> str:
+    return f"timeline:{run_id}:{first_step}"
+
+
+def _timeline_payload(first_step: int, opening: dict[str, Any], ticket_id: str | None, model: str) -> dict[str, Any]:
+    return {"from_step": first_step, "to_step": None, "opening": opening, "ticket_id": ticket_id, "model": model}
+
+
+def first_message(*, channel: str, thread_ts: str | None, ticket_id: str, model: str) -> dict[str, Any]:
+    """The row of a new run's first message (its timeline from step 1), for the intake's one-statement insert;
+    `key` and `run_id` are filled in by the statement (the run's id is not known before it)."""
+    return new_row(kind="timeline", priority=FIRST, channel=channel, thread_ts=thread_ts,
+                   payload=_timeline_payload(1, {"kind": "start"}, ticket_id, model))
+
+
+def step_stored(session: Session, run: Run, step_number: int) -> None:
+    """A step was stored: the open stretch shows it (a new stretch opens if none is), and closes when the run
+    stops running (waiting for a person or finished)."""
+    if thread_of(run) is None:
+        return
+    row = session.exec(select(Outbox).where(Outbox.run_id == run.id, Outbox.kind == "timeline")
+                       .order_by(col(Outbox.id).desc())).first()
+    payload = dict(row.payload or {}) if row is not None else {}
+    if row is None or payload.get("to_step") is not None:
+        timeline(session, run, step_number, {"kind": "continue"})
+        row = session.exec(select(Outbox).where(Outbox.key == f"timeline:{run.id}:{step_number}")).one()
+        payload = dict(row.payload or {})
+    if run.status != RunStatus.RUNNING:
+        payload["to_step"] = step_number
+    bump(session, row.key, payload=payload)
+
+
+def card(session: Session, approval: Approval, run: Run) -> None:
+    where = thread_of(run)
+    if where is not None:
+        put(session, key=f"card:{approval.id}", kind="card", priority=ANSWER, run_id=run.id, ref_id=approval.id,
+            channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id)
+
+
+def card_changed(session: Session, approval_id: int) -> None:
+    bump(session, f"card:{approval_id}")
+
+
+def final(session: Session, run: Run, step_number: int) -> None:
+    """The run's ending in its thread: the answer, or why it stopped; a snapshot (a follow-up changes the run)."""
+    where = thread_of(run)
+    if where is None:
+        return
+    put(session, key=f"final:{run.id}:{step_number}", kind="final", priority=ANSWER, run_id=run.id,
+        channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
+        payload={"status": run.status, "answer": run.answer, "reason": run.reason, "steps": run.steps,
+                 "tokens": run.total_tokens, "cost_usd": run.cost_usd})
+
+
+def request(session: Session, run: RunRef, text: str) -> int:
+    """A slash command's run needs a message to thread under: "<@lead> asked: …", posted first."""
+    origin = run.origin or {}
+    row_id = put(session, key=f"request:{run.id}", kind="request", priority=FIRST, run_id=run.id,
+                 channel=origin.get("channel"), payload={"user": origin.get("user"), "text": text})
+    run.origin = {**origin, "request_row": row_id}
+    session.execute(update(Run).where(col(Run.id) == run.id).values(origin=run.origin))
+    return row_id
+
+
+def notice(session: Session, *, channel: str, thread_ts: str | None, text: str, key: str | None = None,
+           run_id: int | None = None) -> None:
+    """A one-off sentence in a thread (why a request started nothing, who resumed a run...)."""
+    put(session, key=key or f"notice:{uuid.uuid4().hex}", kind="notice", priority=ANSWER, run_id=run_id,
+        channel=channel, thread_ts=thread_ts, payload={"text": text})
+
+
+def reminder(session: Session, *, approval_id: int, run_id: int, where: Where, reminder: dict[str, Any]) -> None:
+    """A draft has waited long: one notice in the run's thread mentioning who may decide (never twice)."""
+    values = {"key": f"remind:{approval_id}", "kind": "notice", "priority": ANSWER, "run_id": run_id,
+              "ref_id": approval_id, "parent_id": where.parent_id, "channel": where.channel,
+              "thread_ts": where.thread_ts, "user": None, "payload": {"reminder": reminder}, "version": 1,
+              "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": utcnow(),
+              "created_at": utcnow(), "updated_at": utcnow()}
+    insert_ignore(session, _OUTBOX, values, conflict=("key",))
+    _mark(session)
+
+
+def ephemeral(session: Session, *, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
+    """A message only `user` sees (not allowed, already decided...)."""
+    put(session, key=f"ephemeral:{uuid.uuid4().hex}", kind="ephemeral", priority=ANSWER, channel=channel,
+        thread_ts=thread_ts, user=user, payload={"text": text})
+
+
+# --- the human queue -----------------------------------------------------------------------------
+
+def queue_post(session: Session, escalation: Escalation, run: Run, queue_channel: str | None) -> None:
+    """The escalation in the queue channel (else the run's own thread), then the transcript under it."""
+    where = thread_of(run)
+    channel = queue_channel or (where.channel if where else None)
+    if channel is None:
+        return
+    thread_ts = None if queue_channel or where is None else where.thread_ts
+    parent = None if queue_channel or where is None else where.parent_id
+    post_id = put(session, key=f"queue:{escalation.id}", kind="queue", priority=ANSWER, run_id=run.id,
+                  ref_id=escalation.id, parent_id=parent, channel=channel, thread_ts=thread_ts)
+    put(session, key=f"transcript:{escalation.id}", kind="transcript", priority=BACKGROUND, run_id=run.id,
+        ref_id=escalation.id, parent_id=post_id, channel=channel)
+
+
+def queue_changed(session: Session, escalation_id: int) -> None:
+    bump(session, f"queue:{escalation_id}")
+
+
+def digest_written(session: Session, *, day: str) -> bool:
+    return session.exec(select(Outbox.id).where(Outbox.key == f"digest:{day}")).first() is not None
+
+
+def digest(session: Session, *, day: str, channel: str, items: list[dict[str, Any]],
+           figures: dict[str, Any] | None = None, gaps: dict[str, Any] | None = None) -> bool:
+    """Once a day, whichever process gets there first: False if today's is already written. The queue, the
+    figures of the last days and the knowledge gaps, as they were when it was written."""
+    if digest_written(session, day=day):
+        return False
+    values = {"key": f"digest:{day}", "kind": "digest", "priority": BACKGROUND, "run_id": None, "ref_id": None,
+              "parent_id": None, "channel": channel, "thread_ts": None, "user": None,
+              "payload": {"day": day, "items": items, "figures": figures, "gaps": gaps}, "version": 1,
+              "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": utcnow(),
+              "created_at": utcnow(), "updated_at": utcnow()}
+    written = insert_ignore(session, _OUTBOX, values, conflict=("key",), returning="id")
+    _mark(session)
+    return written is not None
+
+
+# --- App Home --------------------------------------------------------------------------------------
+
+def home(session: Session, user: str) -> None:
+    """`user`'s App Home should be (re)published: they opened it, or they have work waiting."""
+    put(session, key=f"home:{user}", kind="home", priority=BACKGROUND, user=user)
+
+
+def homes_changed(session: Session) -> None:
+    """Runs, drafts or the queue changed: every App Home that is shown gets the newest view."""
+    session.execute(update(Outbox).where(col(Outbox.kind) == "home")
+                    .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=utcnow())
+                    .execution_options(synchronize_session=False))  # no Outbox objects live in this session
+    _mark(session)

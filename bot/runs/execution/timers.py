@@ -1,0 +1,71 @@
+"""The periodic jobs. Each has an explicit id, coalesces missed runs, never overlaps itself, and is a
+database sweep that is harmless if another process runs the same job at the same moment. What they change
+reaches Slack through the outbox, like everything else."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from bot.config import Settings
+from bot.db.models import utcnow
+from bot.runs.execution import processes, reminders, sweeps
+from bot.runs.lifecycle.service import RunService
+from bot.slack.authz import watched_groups
+
+logger = logging.getLogger(__name__)
+JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 300}
+RECOVER_EVERY_SECONDS = 5
+
+
+def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[[int], object], *,
+                    groups: Any = None, client: Any = None,
+                    clock: Callable[[], datetime] = utcnow) -> BackgroundScheduler:
+    """`groups` and `client` (the approver-group cache and a Slack client) when the Slack app runs."""
+    scheduler = BackgroundScheduler(timezone="UTC", job_defaults=JOB_DEFAULTS)
+
+    def add(job: Callable[[], object], trigger: Any, job_id: str, name: str) -> None:
+        scheduler.add_job(_logged(job), trigger, id=job_id, name=name, replace_existing=True, **JOB_DEFAULTS)
+
+    add(lambda: sweeps.expire_approvals(service, clock(), settings.approval_ttl_seconds), IntervalTrigger(minutes=1),
+        "expire-approvals", "expire approvals older than KITEBASE_APPROVAL_TTL")
+    add(lambda: reminders.remind_approvals(service, clock(), settings.remind_after_seconds),
+        IntervalTrigger(minutes=1), "remind-approvals", "remind the approvers of drafts waiting longer than "
+        "KITEBASE_APPROVAL_REMIND_AFTER")
+    add(lambda: sweeps.recover(service, clock(), dispatch),
+        IntervalTrigger(seconds=RECOVER_EVERY_SECONDS), "recover-runs",
+        "continue runs whose process died or that were never dispatched; escalate stuck runs")
+    add(lambda: sweeps.refresh_homes(service), IntervalTrigger(minutes=10), "refresh-homes",
+        "refresh every shown App Home")
+    add(lambda: sweeps.post_digest(service, clock()), CronTrigger(hour=9, minute=0), "queue-digest",
+        "daily digest of the open queue to KITEBASE_ESCALATION_CHANNEL")
+    add(lambda: _forget(service, clock()), IntervalTrigger(hours=6), "forget-processes",
+        "drop heartbeat rows of processes gone for a day")
+    watched = watched_groups(settings)
+    if groups is not None and client is not None and watched:
+        add(lambda: groups.refresh(client, watched), IntervalTrigger(seconds=60), "refresh-groups",
+            "members of the approver and backup approver user groups")
+        groups.refresh(client, watched)
+    return scheduler
+
+
+def _forget(service: RunService, now: datetime) -> None:
+    with service.db.session() as session:
+        processes.forget_stopped(session, now)
+
+
+def _logged(job: Callable[[], object]) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            job()
+        except Exception:
+            logger.exception("scheduled job failed")
+
+    run.__name__ = getattr(job, "__name__", "job")
+    return run

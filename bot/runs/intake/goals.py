@@ -1,0 +1,64 @@
+"""What makes a request workable: a ticket id that exists, a sane length, text the database can store."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from sqlalchemy import bindparam, select
+from sqlmodel import Session
+
+from bot.db.models import Run, Ticket, table_of
+from bot.runs import BadInput
+from tools import ticket_ids_in
+
+_TICKETS = table_of(Ticket)
+_TICKET_EXISTS = select(_TICKETS.c.id).where(_TICKETS.c.id == bindparam("id"))
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_text(text: str | None) -> str:
+    """Text any database stores: no NUL or other control characters, no lone surrogates (they become �)."""
+    text = _CONTROL.sub(" ", text or "")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        text = "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+    return unicodedata.normalize("NFC", text)
+
+
+def check_goal(session: Session, goal: str, max_chars: int) -> str:
+    """The ticket a request is about, or BadInput saying what is wrong with the request."""
+    ticket_id = goal_ticket(goal, max_chars)
+    if session.connection().execute(_TICKET_EXISTS, {"id": ticket_id}).first() is None:
+        raise BadInput(no_such_ticket(ticket_id))
+    return ticket_id
+
+
+def no_such_ticket(ticket_id: str) -> str:
+    return (f"There is no ticket {ticket_id}. Ids look like KITE-142; "
+            "`kitebase search tickets WORDS` finds one by its words.")
+
+
+def goal_ticket(goal: str, max_chars: int) -> str:
+    """The ticket id a request names (not yet checked against the desk), or BadInput."""
+    if not goal or not goal.strip():
+        raise BadInput('Tell me what to do and which ticket, e.g. "handle KITE-142".')
+    if len(goal) > max_chars:
+        raise BadInput(f"That request is {len(goal):,} characters; keep it under {max_chars:,} "
+                       "(give the ticket id rather than pasting the ticket).")
+    ids = ticket_ids_in(goal)
+    if not ids:
+        raise BadInput("I couldn't find a ticket id in that request. Ids look like KITE-142.")
+    return ids[0]
+
+
+def live_run_sentence(run: Run) -> str:
+    """Which run already works a ticket, and where to follow up."""
+    origin = run.origin or {}
+    where = ""
+    if origin.get("channel") and origin.get("thread_ts"):
+        where = f" in <#{origin['channel']}> (the thread of {origin['thread_ts']})"
+    elif origin.get("surface"):
+        where = f" (started from the {origin['surface']})"
+    who = f" by <@{run.started_by}>" if run.started_by and run.started_by[:1] in "UW" else ""
+    return (f"{run.ticket_id} already has a live run: #{run.id}, {run.status.replace('_', ' ')}{where}{who}. "
+            "Follow up in that run's thread, or decide its draft, rather than starting a second one.")

@@ -1,0 +1,119 @@
+"""What the Slack side reads, one short transaction each, as plain data: the Slack code never opens a database
+session of its own. (The CLI reads through bot/runs/reports/queries.py, which these build on.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import col, select
+
+from bot.agent.replay import timeline as timeline_text
+from bot.db.engine import Database
+from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Ticket, utcnow
+from bot.runs.lifecycle import citations
+from bot.runs.reports import queries, stats
+from bot.vocabulary import ApprovalStatus
+
+HOME_FIGURES_SECONDS = 7 * 86400  # App Home shows the figures of the last 7 days
+
+
+def run_brief(run: Run) -> dict[str, Any]:
+    origin = run.origin or {}
+    return {"id": run.id, "ticket_id": run.ticket_id, "model": run.model, "status": run.status,
+            "reason": run.reason, "started_by": run.started_by, "channel": origin.get("channel"),
+            "thread_ts": origin.get("thread_ts"), "team": origin.get("team"), "steps": run.steps}
+
+
+def timeline(db: Database, run_id: int, first_step: int, last_step: int | None) -> dict[str, Any] | None:
+    """The run and the steps of one stretch of its timeline."""
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            return None
+        query = select(Step).where(Step.run_id == run_id, col(Step.number) >= first_step)
+        if last_step is not None:
+            query = query.where(col(Step.number) <= last_step)
+        steps = [{"number": s.number, "kind": s.kind, "stop_reason": s.stop_reason, "text": s.text,
+                  "tool_calls": s.tool_calls or []} for s in session.exec(query.order_by(col(Step.number))).all()]
+        return {"run": run_brief(run), "steps": steps}
+
+
+def ticket_brief(session: Any, ticket_id: str | None) -> dict[str, Any] | None:
+    ticket = session.get(Ticket, ticket_id) if ticket_id else None
+    if ticket is None:
+        return None
+    customer = session.get(Customer, ticket.customer_id)
+    return {"id": ticket.id, "title": ticket.title, "status": ticket.status,
+            "customer": customer.name if customer else ticket.customer_id,
+            "contact": customer.contact_name if customer else None}
+
+
+def approval(db: Database, approval_id: int) -> dict[str, Any] | None:
+    """A gated call as a card shows it: what would be sent, to which ticket and customer, and its decision."""
+    with db.session() as session:
+        row = session.get(Approval, approval_id)
+        run = session.get(Run, row.run_id) if row else None
+        if row is None or run is None:
+            return None
+        arguments = dict(row.tool_input or {})
+        target = ticket_brief(session, arguments.get("ticket_id"))
+        return {"id": row.id, "run": run_brief(run), "tool": row.tool_name, "input": arguments,
+                "edited_input": row.edited_input, "fingerprint": row.fingerprint, "status": row.status,
+                "decided_by": row.decided_by, "decided_at": row.decided_at, "reason": row.reason,
+                "result": row.result, "created_at": row.created_at, "target": target,
+                "run_ticket": ticket_brief(session, run.ticket_id), "reminded_at": row.reminded_at,
+                "sources": _sources(session, row, run)}
+
+
+def _sources(session: Any, row: Approval, run: Run) -> dict[str, Any] | None:
+    """The citation check of the text the card shows (the edit, once a person edited the draft)."""
+    if row.tool_name not in citations.DRAFT_TOOLS:
+        return None
+    shown = row.edited_input if row.status == ApprovalStatus.EDITED and row.edited_input else row.tool_input
+    return citations.check(session, str((shown or {}).get("message") or ""), run.messages or [], row.tool_use_id)
+
+
+def escalation(db: Database, escalation_id: int) -> dict[str, Any] | None:
+    with db.session() as session:
+        row = session.get(Escalation, escalation_id)
+        run = session.get(Run, row.run_id) if row else None
+        if row is None or run is None:
+            return None
+        return {"id": row.id, "kind": row.kind, "reason": row.reason, "summary": row.summary, "status": row.status,
+                "claimed_by": row.claimed_by, "note": row.note, "run": run_brief(run)}
+
+
+def escalation_run_id(db: Database, escalation_id: int) -> int | None:
+    with db.session() as session:
+        row = session.get(Escalation, escalation_id)
+        return int(row.run_id) if row else None
+
+
+def transcript(db: Database, run_id: int) -> str:
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        steps = list(session.exec(select(Step).where(Step.run_id == run_id).order_by(col(Step.number))).all())
+        return timeline_text(run, steps, result_chars=2000) if run else ""
+
+
+def home(db: Database) -> dict[str, Any]:
+    with db.session() as session:
+        return {"queue": queries.queue(session), "approvals": queries.waiting_approvals(session),
+                "runs": queries.latest_runs(session, 15),
+                "figures": stats.figures(session, *stats.window(utcnow(), HOME_FIGURES_SECONDS))}
+
+
+def queue(db: Database) -> list[dict[str, Any]]:
+    with db.session() as session:
+        return queries.queue(session)
+
+
+def ticket_status(db: Database, ticket_id: str) -> dict[str, Any] | None:
+    with db.session() as session:
+        run = queries.latest_run_for_ticket(session, ticket_id)
+        return None if run is None else {**run_brief(run), "cost_usd": run.cost_usd}
+
+
+def outbox_row(db: Database, row_id: int) -> Outbox | None:
+    with db.session() as session:
+        return session.get(Outbox, row_id)

@@ -1,0 +1,7 @@
+"""Search over the desk: one BM25F ranking in Python over an index built from the database rows, so
+SQLite and PostgreSQL rank the same. See ranking.py for the searches, analyzer.py for the terms."""
+
+from bot.search.ranking import Hit, UnknownTicket, search_help, search_tickets, similar_tickets
+from bot.search.store import index_ticket
+
+__all__ = ["Hit", "UnknownTicket", "index_ticket", "search_help", "search_tickets", "similar_tickets"]

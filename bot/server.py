@@ -20,23 +20,22 @@ from sqlalchemy import text
 from bot import heap
 from bot.app import build_app
 from bot.config import Settings
-from bot.db.engine import Database, urgent_writes
+from bot.db.engine import Database
 from bot.db.open import open_database
-from bot.listeners.events import take_event
+from bot.listeners.context import SlackContext
 from bot.pressure import answering
 from bot.runs.execution.dispatch import Dispatcher
 from bot.runs.execution.processes import Liveness
-from bot.slack.context import SlackContext
-from bot.slack.requests import MAX_BODY, check_request
 from bot.telemetry.slack_requests import traced_wsgi
 
 logger = logging.getLogger(__name__)
 Start = Callable[..., Any]
+MAX_BODY = 1_000_000  # Slack's payloads are far smaller
 
 
-def make_wsgi(app: App, ctx: SlackContext, signing_secret: str | None = None) -> Callable[..., Iterable[bytes]]:
-    """/healthz, and /slack/events: the signature checked first; then mentions and messages recorded straight
-    from the body (bot/listeners/events.take_event), everything else through Bolt."""
+def make_wsgi(app: App, ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
+    """/healthz, and /slack/events through Bolt (its own signature check, then our listeners). A body too large
+    is a 413, and one Bolt cannot even parse (not UTF-8, not JSON) a 400: never a 500."""
     slack = SlackRequestHandler(app, path="/slack/events")
     db = ctx.db
 
@@ -47,42 +46,16 @@ def make_wsgi(app: App, ctx: SlackContext, signing_secret: str | None = None) ->
             body = _read(environ)
             if body is None:
                 return _json(start_response, "413 Payload Too Large", {"ok": False, "error": "request too large"})
-            headers = {k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")}
-            headers["content-type"] = environ.get("CONTENT_TYPE", "")
-            problem = check_request(headers, body, signing_secret)
-            if problem is not None:
-                return _json(start_response, problem.status, {"ok": False, "error": problem.message})
             environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
-            with answering(), urgent_writes():  # Slack waits for this answer: it goes before the runs' work
-                if headers["content-type"].startswith("application/json"):
-                    answer = _take_event(ctx, body, start_response)
-                    if answer is not None:
-                        return answer
-                try:
+            try:
+                with answering():  # Slack waits for this answer: background work steps aside meanwhile
                     return slack(environ, start_response)
-                except Exception:  # Bolt itself choked on the payload (our listeners' errors are handled inside)
-                    logger.exception("a Slack request Bolt could not process")
-                    return _json(start_response, "400 Bad Request", {"ok": False, "error": "unprocessable request"})
+            except Exception as exc:  # Bolt could not parse the body (our listeners' errors are handled inside)
+                logger.warning("a Slack request Bolt could not parse (%s); answered 400", type(exc).__name__)
+                return _json(start_response, "400 Bad Request", {"ok": False, "error": "unprocessable request"})
         return slack(environ, start_response)
 
     return traced_wsgi(wsgi)  # with tracing, a span per Slack request (else `wsgi` itself)
-
-
-def _take_event(ctx: SlackContext, body: bytes, start_response: Start) -> Iterable[bytes] | None:
-    """The answer when the body was an event this path records; None to let Bolt route it."""
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        return None  # Bolt answers it (a malformed body is a 400 there)
-    try:
-        if not isinstance(payload, dict) or not take_event(ctx, payload):
-            return None
-    except Exception:  # the answer Bolt gives when a listener fails: a 500, and Slack retries the event
-        logger.exception("a Slack event could not be recorded (Slack gets a 500 and retries)")
-        return _json(start_response, "500 Internal Server Error",
-                     {"ok": False, "error": "the event could not be recorded; Slack will retry it"})
-    start_response("200 OK", [("Content-Length", "0")])
-    return [b""]
 
 
 def _read(environ: dict[str, Any]) -> bytes | None:
@@ -121,7 +94,6 @@ def serve(settings: Settings) -> int:
     db = open_database(settings)
     app, ctx = build_app(settings, db)
     ctx.identity.learn_in_background(ctx.client)
-    ctx.service.warm_up()  # the first burst of mentions must not pay for compiling statements
     if isinstance(ctx.dispatch, Dispatcher):
         ctx.dispatch.start_threads()  # nor for starting the run threads (embedded: runs continue here)
     liveness = Liveness(db, ctx.service.owner, "serve").start()
@@ -154,12 +126,11 @@ def _listen(settings: Settings, app: App, ctx: SlackContext) -> int:
         return 0
     from waitress import serve as waitress_serve
 
-    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     # waitress warns once per request queued behind its busy threads: in a burst of mentions that is a log line
     # per mention, written by the thread that reads the next requests (and a burst is normal here).
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
-    waitress_serve(make_wsgi(app, ctx, secret), host="0.0.0.0", port=settings.port, threads=settings.http_threads,
+    waitress_serve(make_wsgi(app, ctx), host="0.0.0.0", port=settings.port, threads=settings.http_threads,
                    ident="kitebase")
     return 0
 

@@ -15,11 +15,11 @@ from waitress.server import create_server
 from bot.app import build_app
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.listeners.context import SlackContext
 from bot.outbox.sender import OutboxSender
 from bot.runs.lifecycle.service import RunService
 from bot.server import make_wsgi
 from bot.slack.client import make_client
-from bot.slack.context import SlackContext
 from tests.fakes.slack_requests import SlackSender
 from tests.fakes.slack_server import SlackAPIServer
 
@@ -93,7 +93,7 @@ def start_harness(settings: Settings, db: Database, *, model_factory: Any = None
     sender = OutboxSender(db, settings, make_client(settings))
     if settings.execution != "queue":
         sender.start()
-    server = create_server(make_wsgi(app, ctx, SECRET), host="127.0.0.1", port=0, threads=8)
+    server = create_server(make_wsgi(app, ctx), host="127.0.0.1", port=0, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.effective_port}"

@@ -1,6 +1,6 @@
-"""The intake records a request before Slack is acknowledged. A new mention takes the quick way (one statement on
-PostgreSQL, one transaction on the driver's connection on SQLite); anything out of the ordinary takes the careful
-way. Both must write the same rows, and the quick way must leave nothing behind when it gives way."""
+"""The intake records a request before Slack is acknowledged, in one transaction: the delivery key, the queued
+run (created the one way runs are created, `insert_run`, as `kitebase run` creates them) and what its thread must
+show. A duplicate, a ticket with a live run or an unknown ticket leave nothing but their notice behind."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 from sqlalchemy import select, text
 
 from bot.db.models import Outbox, Run, table_of
-from bot.runs.intake import record as intake
 from bot.runs.intake.record import Request, record
 
 MODEL = "claude-opus-5"
@@ -44,29 +43,24 @@ def _counts(db: Any) -> tuple[int, int, int]:
                      ("run", "delivery", "outbox"))
 
 
-def test_the_quick_and_the_careful_way_store_the_same_run(db, monkeypatch):
-    quick_way = intake._record_new
-    taken: list[int | None] = []
-    monkeypatch.setattr(intake, "_record_new", lambda *a, **k: taken.append(quick_way(*a, **k)) or taken[-1])
-    quick = record(db, _mention("KITE-142", "1700000001.000100"), model=MODEL, max_goal_chars=2000)
-    assert taken == [quick.run_id]  # it was the quick way that recorded it
-    monkeypatch.setattr(intake, "_record_new", lambda *args, **kwargs: None)  # every request the careful way
-    careful = record(db, _mention("KITE-143", "1700000002.000100"), model=MODEL, max_goal_chars=2000)
-    assert quick.run_id is not None and careful.run_id is not None
-    a, b = _rows(db, quick.run_id), _rows(db, careful.run_id)
-    assert a["run"].pop("ticket_id") == "KITE-142" and b["run"].pop("ticket_id") == "KITE-143"
-    a["run"]["goal"] = a["run"]["goal"].replace("142", "N")
-    b["run"]["goal"] = b["run"]["goal"].replace("143", "N")
-    a["run"]["messages"] = str(a["run"]["messages"]).replace("142", "N")
-    b["run"]["messages"] = str(b["run"]["messages"]).replace("143", "N")
-    for side, ticket in ((a, "142"), (b, "143")):
-        for row in side["outbox"]:
-            row["payload"] = str(row["payload"]).replace(ticket, "N")
-    assert a == b
-    assert a["run"]["status"] == "queued" and len(a["outbox"]) == 1 and a["outbox"][0]["kind"] == "timeline"
+def test_a_mention_stores_a_queued_run_and_its_first_message_and_kitebase_run_the_same_run(db, settings):
+    from bot.runs.lifecycle.service import RunService
+
+    taken = record(db, _mention("KITE-142", "1700000001.000100"), model=MODEL, max_goal_chars=2000)
+    assert taken.run_id is not None
+    stored = _rows(db, taken.run_id)
+    assert stored["run"]["status"] == "queued" and stored["run"]["ticket_id"] == "KITE-142"
+    assert stored["run"]["messages"] == [{"role": "user", "content": [{"type": "text", "text": "handle KITE-142"}]}]
+    assert stored["run"]["origin"] == {"surface": "slack", "channel": "CINTAKE", "team": "T0TEAM", "user": "ULEAD"}
+    assert [row["kind"] for row in stored["outbox"]] == ["timeline"] and stored["outbox"][0]["status"] == "pending"
+    cli = RunService(db, settings).start("handle KITE-143", started_by="cli")
+    from_cli = _rows(db, cli)["run"]
+    for column in ("status", "steps", "cost_usd", "input_tokens", "segment_steps", "lease_owner"):
+        assert from_cli[column] == stored["run"][column], column
+    assert from_cli["messages"] == [{"role": "user", "content": [{"type": "text", "text": "handle KITE-143"}]}]
 
 
-def test_the_quick_way_gives_way_and_leaves_nothing_behind(db):
+def test_a_request_that_starts_nothing_leaves_only_its_notice(db):
     first = record(db, _mention("KITE-150", "1700000010.000100"), model=MODEL, max_goal_chars=2000)
     assert first.run_id is not None
     before = _counts(db)
@@ -84,13 +78,7 @@ def test_the_quick_way_gives_way_and_leaves_nothing_behind(db):
     assert deliveries == before[1] + 2 and rows == before[2] + 2  # each recorded once, with its notice
 
 
-def test_warm_up_writes_nothing(db):
-    before = _counts(db)
-    intake.warm_up(db, model=MODEL, max_goal_chars=2000, connections=3)
-    assert _counts(db) == before
-
-
-def test_an_event_without_channel_or_ts_takes_the_careful_way(db):
+def test_an_event_without_channel_or_ts_still_becomes_a_run(db):
     """Slack always sends both; a payload without them still becomes a run, with no thread to post in."""
     taken = record(db, Request(text="handle KITE-160", user="ULEAD", channel="", ts="", team="T0TEAM"),
                    model=MODEL, max_goal_chars=2000)
@@ -98,3 +86,24 @@ def test_an_event_without_channel_or_ts_takes_the_careful_way(db):
     with db.engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM outbox WHERE run_id = :id"), {"id": taken.run_id}).scalar() == 0
         assert conn.execute(text("SELECT thread_key FROM run WHERE id = :id"), {"id": taken.run_id}).scalar() is None
+
+
+def test_recording_a_request_never_builds_the_model_client(db, settings):
+    """The run's model name is known from the settings: the first mention of a fresh `serve` used to wait
+    2.1 s for the client (`import anthropic`) before Slack got its answer."""
+    from pydantic import SecretStr
+
+    from bot.agent.clients import model_name
+    from bot.agent.offline import OfflineModel
+    from bot.runs.lifecycle.service import RunService
+
+    keyed = settings.model_copy(update={"anthropic_api_key": SecretStr("sk-ant-test-0123456789")})
+    service = RunService(db, keyed)
+
+    def refuse() -> Any:
+        raise AssertionError("the model client was built to record a request")
+
+    service.model_factory = refuse
+    taken = record(db, _mention("KITE-142", "1700000009.000100"), model=service.model_name, max_goal_chars=2000)
+    assert taken.run_id is not None and _rows(db, taken.run_id)["run"]["model"] == keyed.model
+    assert model_name(settings) == OfflineModel.name  # the offline model's name, without loading it

@@ -23,7 +23,6 @@ from bot.agent.summary import summarize
 from bot.agent.toolrun import run_calls
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.pressure import let_requests_pass
 from bot.redact import redact
 from bot.vocabulary import PendingCall, RunState, RunStatus, StepKind, StepRecord, StopKind
 from tools import Execute, Tool, ToolContext, ToolResult, execute
@@ -105,11 +104,9 @@ class AgentLoop:
         return state
 
     def _turn(self, state: RunState, time_left: float) -> StepRecord:
-        let_requests_pass()
         history.check(state.messages)
         response = self.model.complete(system=self.system_prompt, tools=self.definitions, messages=state.messages,
                                        max_tokens=self.settings.max_output_tokens, timeout=time_left)
-        let_requests_pass()
         step = self._account(state, response)
         problems = checks.response_problems(response.content, checks.earlier_tool_ids(state.messages))
         if problems:  # acted on nothing: not appended, no tool run; the raw response stays in the step log

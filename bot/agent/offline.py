@@ -26,7 +26,7 @@ GENERIC = {"issue", "problem", "help", "error", "working", "work", "need", "stil
 
 
 class OfflineModel:
-    name = "kitebase-offline"
+    name = "kitebase-offline"  # bot.agent.clients.OFFLINE_NAME
 
     def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
                  max_tokens: int, timeout: float | None = None) -> ModelResponse:

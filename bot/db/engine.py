@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import logging
 import select
-import threading
 import time
-import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine, ExecutionContext
-from sqlalchemy.engine.interfaces import DBAPIConnection, DBAPICursor
+from sqlalchemy.engine import Engine
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import InvalidatePoolError
 from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import Session, create_engine
@@ -29,7 +27,6 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
                                pool_size=20, max_overflow=100, pool_use_lifo=True)
         event.listen(engine, "connect", _sqlite_pragmas)
-        _gates[engine] = WriteGate().attach(engine)
         return engine
     # LIFO: the connections used most stay warm (their prepared statements and caches), the rest go idle
     engine = create_engine(url, pool_size=10, max_overflow=20, pool_use_lifo=True,
@@ -91,110 +88,6 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
-
-
-_urgent = threading.local()
-_gates: weakref.WeakKeyDictionary[Engine, WriteGate] = weakref.WeakKeyDictionary()
-
-
-def write_gate(engine: Engine) -> WriteGate | None:
-    """The engine's write gate (SQLite), for writes made on the driver's connection itself."""
-    return _gates.get(engine)
-
-
-@contextmanager
-def urgent_writes() -> Iterator[None]:
-    """Writes made inside this block go before background writers (someone, e.g. Slack, waits for them)."""
-    _urgent.on = True
-    try:
-        yield
-    finally:
-        _urgent.on = False
-
-
-class WriteGate:
-    """SQLite allows one writer at a time, and its busy handler makes a waiting writer sleep in growing steps
-    (up to 100 ms each), which under load turns a 2 ms wait into a 100 ms one. Writers of this process queue
-    on this gate instead: taken right before a connection's first write, released once its transaction has
-    committed or rolled back. Urgent writers (a Slack request being answered) go before background ones (runs,
-    the outbox sender). Other processes still meet SQLite's own busy timeout."""
-
-    WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER")
-    TIMEOUT = 30.0
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._owner: int | None = None
-        self._depth = 0
-        self._urgent_waiting = 0
-        self.holders: set[int] = set()  # ids of the DBAPI connections inside a write transaction
-
-    def attach(self, engine: Engine) -> WriteGate:
-        event.listen(engine, "before_cursor_execute", self._before)
-        event.listen(engine, "reset", lambda dbapi_connection, *rest: self._release(dbapi_connection))
-        dialect = engine.dialect
-        for name in ("do_commit", "do_rollback"):
-            original = getattr(dialect, name)
-
-            def finish(dbapi_connection: DBAPIConnection, _original: Callable[[DBAPIConnection], None] = original
-                       ) -> None:
-                try:
-                    _original(dbapi_connection)
-                finally:
-                    self._release(dbapi_connection)
-
-            setattr(dialect, name, finish)
-        return self
-
-    @contextmanager
-    def held(self, dbapi_connection: DBAPIConnection) -> Iterator[None]:
-        """Hold the gate around writes made on the driver's connection (no SQLAlchemy events fire there);
-        the caller commits or rolls back inside the block."""
-        if not self._acquire(bool(getattr(_urgent, "on", False))):
-            logger.warning("waited %g s for this process's other SQLite writer; going ahead", self.TIMEOUT)
-            yield
-            return
-        self.holders.add(id(dbapi_connection))
-        try:
-            yield
-        finally:
-            self._release(dbapi_connection)
-
-    def _before(self, conn: Connection, cursor: DBAPICursor, statement: str, parameters: Any,
-                context: ExecutionContext | None, executemany: bool) -> None:
-        dbapi = conn.connection.dbapi_connection
-        if id(dbapi) in self.holders or not statement.lstrip()[:7].upper().startswith(self.WRITES):
-            return
-        if self._acquire(bool(getattr(_urgent, "on", False))):
-            self.holders.add(id(dbapi))
-        else:
-            logger.warning("waited %g s for this process's other SQLite writer; going ahead", self.TIMEOUT)
-
-    def _acquire(self, urgent: bool) -> bool:
-        me = threading.get_ident()
-        with self._cond:
-            if self._owner == me:
-                self._depth += 1
-                return True
-            self._urgent_waiting += urgent
-            try:
-                free = self._cond.wait_for(
-                    lambda: self._owner is None and (urgent or not self._urgent_waiting), self.TIMEOUT)
-            finally:
-                self._urgent_waiting -= urgent
-            if free:
-                self._owner, self._depth = me, 1
-            return free
-
-    def _release(self, dbapi_connection: object) -> None:
-        if id(dbapi_connection) not in self.holders:
-            return
-        self.holders.discard(id(dbapi_connection))
-        with self._cond:
-            self._depth -= 1
-            if self._depth <= 0:
-                self._owner, self._depth = None, 0
-                self._cond.notify_all()
 
 
 def create_schema(engine: Engine) -> None:

@@ -3,7 +3,7 @@
 from slack_bolt import App
 
 from bot.listeners import actions, commands, events, modals
-from bot.slack.context import SlackContext
+from bot.listeners.context import SlackContext
 
 
 def register_all(app: App, ctx: SlackContext) -> None:

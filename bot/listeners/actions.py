@@ -13,11 +13,11 @@ from typing import Any
 from slack_bolt import Ack, App
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot.listeners.context import SlackContext
 from bot.runs import BadInput
 from bot.runs.lifecycle import escalations
 from bot.runs.reports import feedback, for_slack
 from bot.slack.authz import approvers_hint, may_decide, unknown_groups
-from bot.slack.context import SlackContext
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
 from bot.slack_ui.feedback_note import build_feedback_modal

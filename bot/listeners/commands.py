@@ -7,10 +7,10 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
+from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs.intake.record import Request
 from bot.runs.reports import for_slack
-from bot.slack.context import SlackContext
 from bot.slack_ui.limits import escape
 from bot.slack_ui.queue import build_queue_message
 from tools import ticket_ids_in

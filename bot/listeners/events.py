@@ -1,5 +1,6 @@
 """Events: mentions, direct messages, App Home. Each is recorded before Slack gets its 200 (the app runs
-with process_before_response), so an acknowledged mention is never lost."""
+with process_before_response), so an acknowledged mention is never lost. The bot's own messages never get
+here (Bolt's ignoring_self_events)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from typing import Any
 
 from slack_bolt import App
 
+from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs.intake.record import Request
-from bot.slack.context import SlackContext
 
 logger = logging.getLogger(__name__)
 
@@ -28,24 +29,6 @@ def register(app: App, ctx: SlackContext) -> None:
     def handle_app_home_opened(event: dict[str, Any]) -> None:
         if event.get("tab", "home") == "home" and isinstance(event.get("user"), str):
             ctx.service.home_opened(event["user"])
-
-
-def take_event(ctx: SlackContext, body: dict[str, Any]) -> bool:
-    """A mention or a message, straight from the request body (bot/server.py's HTTP path, before Bolt: Bolt's
-    routing costs a third of what a mention costs to record, and Slack's acknowledgement waits on it). True when
-    handled (recorded, or rightly ignored); False for anything else, which goes to Bolt."""
-    event = body.get("event")
-    if body.get("type") != "event_callback" or not isinstance(event, dict):
-        return False
-    if ctx.identity is not None and event.get("user") and event.get("user") == ctx.identity.user_id:
-        return True  # the bot's own message (what Bolt's ignoring_self_events does)
-    if event.get("type") == "app_mention":
-        _mention(ctx, event, body)
-        return True
-    if event.get("type") == "message":
-        _message(ctx, event, body)
-        return True
-    return False
 
 
 def _mention(ctx: SlackContext, event: dict[str, Any], body: dict[str, Any]) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.listeners.actions import decide_and_continue
+from bot.listeners.context import SlackContext
 from bot.runs import BadInput
 from bot.runs.lifecycle import escalations
 from bot.runs.reports import feedback, for_slack
-from bot.slack.context import SlackContext
 from bot.slack_ui import blocks as ui
 
 logger = logging.getLogger(__name__)

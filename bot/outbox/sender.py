@@ -32,6 +32,7 @@ from bot.outbox.pacing import Pacing
 from bot.outbox.render import METADATA_TYPE, Call, Delivery, Renderer
 from bot.pressure import let_requests_pass
 from bot.redact import redact, redact_obj
+from bot.runs import owner_name
 from bot.runs.execution import processes
 from bot.telemetry.deliveries import note_outbox_row, note_slack_call, traced_delivery
 
@@ -53,7 +54,7 @@ VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline"
 class OutboxSender:
     def __init__(self, db: Database, settings: Settings, client: WebClient, *, workers: int = 8):
         self.db, self.settings, self.client = db, settings, client
-        self.owner = f"{processes.owner_name()}/sender-{uuid.uuid4().hex[:6]}"
+        self.owner = f"{owner_name()}/sender-{uuid.uuid4().hex[:6]}"
         self.pacing = Pacing(settings.slack_min_interval_seconds, settings.slack_rate_scale)
         self.streaming_ok = settings.slack_streaming
         self.render = Renderer(db, settings, permalink=self._permalink, streaming=lambda: self.streaming_ok)

@@ -6,6 +6,14 @@
 - reports/    read-only views for the CLI, Slack and App Home: queries, figures, knowledge gaps, feedback
 """
 
+import os
+import socket
+
 
 class BadInput(ValueError):
     """The request cannot be acted on; the message tells the person what to do instead."""
+
+
+def owner_name() -> str:
+    """This process, as leases and heartbeats name it."""
+    return f"{socket.gethostname()}:{os.getpid()}"

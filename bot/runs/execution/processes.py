@@ -19,14 +19,11 @@ from sqlmodel import Session, col, select
 from bot.db.engine import Database
 from bot.db.models import NamedLock, ProcessBeat, utcnow
 from bot.db.statements import changed
+from bot.runs import owner_name
 
 logger = logging.getLogger(__name__)
 
 BEAT_SECONDS = 2.0
-
-
-def owner_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def _insert_ignore(session: Session, model: type, **values: object) -> None:

@@ -15,7 +15,7 @@ from bot.db.engine import Database
 from bot.db.models import Approval, get_or_raise, id_of, utcnow
 from bot.db.statements import changed
 from bot.runs import BadInput
-from bot.runs.intake.goals import clean_text
+from bot.runs.lifecycle.goals import clean_text
 from bot.telemetry.decisions import traced_decision
 from bot.vocabulary import ApprovalStatus, PendingCall
 from tools import ToolResult

@@ -16,7 +16,7 @@ from sqlmodel import col, func, select
 
 from bot import outbox
 from bot.agent import history
-from bot.agent.clients import build_model
+from bot.agent.clients import build_model, model_name
 from bot.agent.loop import AgentLoop
 from bot.agent.model import ModelClient
 from bot.agent.observer import Observer
@@ -25,11 +25,7 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of, utcnow
 from bot.db.statements import changed
-from bot.runs import BadInput
-from bot.runs.execution.processes import owner_name
-from bot.runs.intake import record
-from bot.runs.intake.goals import check_goal, clean_text, live_run_sentence
-from bot.runs.intake.record import Intake, Request
+from bot.runs import BadInput, owner_name
 from bot.runs.lifecycle import approvals, escalations, states
 from bot.runs.lifecycle.approvals import Decision
 from bot.runs.lifecycle.checkpoint import (
@@ -43,8 +39,10 @@ from bot.runs.lifecycle.checkpoint import (
     state_from_run,
     take_lease,
 )
+from bot.runs.lifecycle.goals import check_goal, clean_text, live_run_sentence
+from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
-from bot.telemetry.conventions import INVOKE_AGENT, SPAN_ESCALATE
+from bot.telemetry.conventions import SPAN_ESCALATE
 from bot.telemetry.instrument import instrument
 from bot.telemetry.segment import on_run
 from bot.telemetry.tool_calls import traced_execute
@@ -65,7 +63,8 @@ class RunService:
         self.registry = REGISTRY if registry is None else registry
         self.model_factory = model_factory or _shared_model(settings)
         self.owner = owner or owner_name()
-        self._model_name: str | None = None
+        # known without building the client: recording a Slack request must not wait for `import anthropic`
+        self._model_name: str | None = None if model_factory else model_name(settings)
 
     # --- starting -------------------------------------------------------------------------------
 
@@ -81,7 +80,7 @@ class RunService:
             return check_goal(session, clean_text(goal), self.settings.max_goal_chars)
 
     def start(self, goal: str, *, started_by: str | None = None, origin: dict[str, Any] | None = None) -> int:
-        """A queued run for `goal` (the CLI's way in; Slack requests go through `record_request`)."""
+        """A queued run for `goal` (the CLI's way in; Slack requests are recorded by bot/runs/intake/record.py)."""
         goal = clean_text(goal).strip()
         origin = origin or {}
         thread_key = f"{origin['channel']}:{origin['thread_ts']}" if origin.get("thread_ts") else None
@@ -92,29 +91,16 @@ class RunService:
                                                       col(Run.status).in_(LIVE))).first()
                 if live is not None:
                     raise BadInput(live_run_sentence(live))
-                run = Run(goal=goal, ticket_id=ticket_id, status=RunStatus.QUEUED, model=self.model_name,
-                          started_by=started_by, origin=origin, thread_key=thread_key,
-                          messages=[{"role": "user", "content": [{"type": "text", "text": goal}]}])
-                session.add(run)
-                session.flush()
-                return id_of(run)
+                run_id = insert_run(session, goal=goal, ticket_id=ticket_id, model=self.model_name,
+                                           started_by=started_by, origin=origin, thread_key=thread_key)
+                if run_id is None:  # check_goal found it a moment ago: it was deleted since
+                    raise BadInput(f"{ticket_id} is no longer on the desk.")
+                return run_id
         except IntegrityError:  # the database's one-live-run-per-ticket index: another start won the race
             with self.db.session() as session:
                 live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE))).first()
             raise BadInput(live_run_sentence(live) if live else f"{ticket_id} already has a live run.") from None
 
-    def warm_up(self) -> None:
-        """Before serving: build the model client and compile the statements a request waits on."""
-        record.warm_up(self.db, model=self.model_name, max_goal_chars=self.settings.max_goal_chars,
-                       connections=self.settings.http_threads)
-
-    def record_request(self, request: Request) -> Intake:
-        """A Slack request, recorded in one transaction before Slack is acknowledged (see bot/runs/intake/record.py)."""
-        return record.record(self.db, request, model=self.model_name, max_goal_chars=self.settings.max_goal_chars)
-
-    # --- continuing -------------------------------------------------------------------------------
-
-    @on_run(INVOKE_AGENT)  # bot/telemetry: the run in every log line; with tracing, an invoke_agent span
     def resume(self, run_id: int, observer: Observer | None = None) -> RunState | None:
         """Continue a run as far as it can go now. Idempotent; None if another worker holds it."""
         claimed = claim(self.db, run_id, self.owner, self.settings.lease_seconds)

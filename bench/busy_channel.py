@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from bench.common import wipe_postgres  # noqa: E402
-from tests.fakes.anthropic_server import MessagesAPIServer  # noqa: E402
-from tests.fakes.slack_requests import SlackSender  # noqa: E402
-from tests.fakes.slack_server import SlackAPIServer  # noqa: E402
-from tests.test_anthropic_client import offline_brain  # noqa: E402
+from standins.anthropic_server import MessagesAPIServer  # noqa: E402
+from standins.brains import offline_brain  # noqa: E402
+from standins.slack_requests import SlackSender  # noqa: E402
+from standins.slack_server import SlackAPIServer  # noqa: E402
 
 SECRET = "bench-signing-secret-0123456789"
 BOT_TOKEN = "xoxb-bench-0123456789"

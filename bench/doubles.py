@@ -10,8 +10,8 @@ from typing import Any
 
 from bot.agent.model import ModelResponse
 from bot.agent.offline import OfflineModel
-from tests.fakes.anthropic_server import MessagesAPIServer, reply
-from tests.fakes.prompt_cache import PromptCache
+from standins.anthropic_server import MessagesAPIServer, reply
+from standins.prompt_cache import PromptCache
 
 BENCH_MODEL = "claude-opus-5"  # priced in bot/agent/pricing.py, and listed in the caching documentation
 

@@ -33,7 +33,7 @@ from bench.serve_load import Served
 from bot.db.models import Run, Step
 from bot.runs.execution.workqueue import QueueDispatcher, ensure_schema
 from bot.runs.lifecycle.service import RunService
-from tests.fakes.slack_server import SlackAPIServer
+from standins.slack_server import SlackAPIServer
 
 CLEAN = ("KITEBASE_", "SLACK_", "ANTHROPIC_", "DATABASE_URL")
 

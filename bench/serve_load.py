@@ -26,7 +26,7 @@ from sqlalchemy import create_engine
 from bench.busy_channel import SECRET, free_port, serve_env, start_serve, statuses, workers_ready
 from bench.common import ROOT, Figure, pct
 from bench.doubles import offline_responder, stand_in
-from tests.fakes.slack_server import SlackAPIServer
+from standins.slack_server import SlackAPIServer
 
 
 class Served:

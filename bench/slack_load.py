@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakes import slack_requests  # noqa: E402
-from tests.fakes.slack_requests import SlackSender  # noqa: E402
+from standins import slack_requests  # noqa: E402
+from standins.slack_requests import SlackSender  # noqa: E402
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.common import ROOT, Figure, pct
 from bench.doubles import BENCH_MODEL, offline_responder, stand_in
-from tests.fakes.serve_process import free_port
+from standins.serve_process import free_port
 
 BASE_ENV = {"PYTHONUNBUFFERED": "1"}
 CLEAN = ("KITEBASE_", "SLACK_", "ANTHROPIC_", "DATABASE_URL")

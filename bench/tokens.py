@@ -1,7 +1,7 @@
 """Item 6: billed tokens and dollars per ticket, this harness against a naive loop.
 
 Both talk to the Messages API stand-in through the real `anthropic` client; the stand-in bills prompt
-caching by the documented rules (tests/fakes/prompt_cache.py). The naive loop has the seed's shape: the
+caching by the documented rules (standins/prompt_cache.py). The naive loop has the seed's shape: the
 whole history every call, no cache_control, tool results never truncated. Billed input is counted in
 base-price input-token equivalents (plain input + 1.25 × cache writes + 0.1 × cache reads); dollars by
 bot/agent/pricing.py (output included).
@@ -31,7 +31,7 @@ from bench.overhead import run_approving
 from bot.agent import pricing
 from bot.agent.prompts import SYSTEM_PROMPT
 from bot.runs.lifecycle.service import RunService
-from tests.fakes.anthropic_server import MessagesAPIServer
+from standins.anthropic_server import MessagesAPIServer
 from tools import REGISTRY, ToolContext, execute
 
 KEY = "sk-ant-bench-0123456789"

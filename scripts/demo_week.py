@@ -10,7 +10,7 @@ Everything happens in real time: drafts expire after KITEBASE_APPROVAL_TTL=3m (t
 KITEBASE_APPROVAL_REMIND_AFTER=1m), so the script takes about four minutes (`--fast`: 40 s / 10 s).
 
 The model is the offline model's decisions served through the local Messages API stand-in
-(tests/fakes/anthropic_server.py), so the real Anthropic client and the price table run: costs are those of
+(standins/anthropic_server.py), so the real Anthropic client and the price table run: costs are those of
 KITEBASE_MODEL (claude-opus-5-5) on the stand-in's token counts (characters / 4, no cache hits).
 """
 
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from bot.agent.offline import OfflineModel  # noqa: E402
 from bot.db.engine import Database  # noqa: E402
 from bot.db.models import Approval  # noqa: E402
-from tests.fakes.anthropic_server import MessagesAPIServer, reply  # noqa: E402
+from standins.anthropic_server import MessagesAPIServer, reply  # noqa: E402
 
 KITEBASE = [sys.executable, "-m", "bot.cli"]  # `kitebase`, from this checkout
 REWRITES = {  # the lead keeps the greeting and the sign-off and writes the rest

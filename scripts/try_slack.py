@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.config import Settings  # noqa: E402
 from bot.db.engine import Database, create_schema  # noqa: E402
 from bot.db.seed import seed_desk  # noqa: E402
-from tests.slack_harness import start_harness  # noqa: E402
+from standins.slack_harness import start_harness  # noqa: E402
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
 

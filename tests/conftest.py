@@ -179,9 +179,9 @@ def db(settings: Settings):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def harness(settings, db):
-    """The Slack app on signed HTTP against the Web API stand-in (tests/slack_harness.py), drained and stopped
+    """The Slack app on signed HTTP against the Web API stand-in (standins/slack_harness.py), drained and stopped
     after the test."""
-    from tests.slack_harness import start_harness
+    from standins.slack_harness import start_harness
 
     h, stop = start_harness(settings, db)
     yield h

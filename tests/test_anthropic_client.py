@@ -10,26 +10,11 @@ from bot.agent.clients import build_model
 from bot.agent.model import AnthropicModel
 from bot.agent.offline import OfflineModel
 from bot.config import Settings
-from tests.fakes.anthropic_server import MessagesAPIServer, error, reply, text, tool_use
+from standins.anthropic_server import MessagesAPIServer, error, reply, text, tool_use
+from standins.brains import USAGE, offline_brain, strip_cache_control
 from tests.helpers import approvals_of, assert_well_formed, run_row, service_with, steps_of
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
-USAGE = {"input_tokens": 900, "output_tokens": 120, "cache_read_input_tokens": 2400, "cache_creation_input_tokens": 300}
-
-
-def strip_cache_control(value):
-    if isinstance(value, dict):
-        return {k: strip_cache_control(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [strip_cache_control(v) for v in value]
-    return value
-
-
-def offline_brain(body: dict) -> dict:
-    """The stand-in answers like the offline model would, reading the request it was sent."""
-    response = OfflineModel().complete(system="", tools=[], messages=strip_cache_control(body["messages"]),
-                                       max_tokens=body["max_tokens"])
-    return reply(*response.content, stop_reason=response.stop_reason, usage=USAGE)
 
 
 def client_for(server: MessagesAPIServer, **kwargs) -> AnthropicModel:

@@ -9,7 +9,7 @@ import anthropic
 import pytest
 
 try:
-    from tests.fakes.anthropic_server import MessagesAPIServer, error, reply, text, tool_use
+    from standins.anthropic_server import MessagesAPIServer, error, reply, text, tool_use
 except ImportError:  # tests/ is not a package: pytest puts tests/ itself on sys.path
     from fakes.anthropic_server import MessagesAPIServer, error, reply, text, tool_use
 

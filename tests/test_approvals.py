@@ -11,8 +11,8 @@ import pytest
 
 from bot.db.engine import Database
 from bot.runs.lifecycle.service import BadInput, RunService
-from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import approvals_of, assert_well_formed, run_row, service_with, staff_replies
+from tests.scripted import ScriptedModel, respond, text, use
 
 DRAFT = "Hi Dana,\n\nUse the owner bypass link [account-recovery#2].\n\nKitebase Support"
 

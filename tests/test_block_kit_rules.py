@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from tests.fakes.slack_server import message_block_errors
+from standins.slack_server import message_block_errors
 
 # Slack's own example (docs.slack.dev, context actions block), with the optional accessibility labels.
 DOCUMENTED = {"type": "context_actions", "elements": [{

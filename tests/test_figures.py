@@ -12,7 +12,7 @@ from bot.durations import describe, parse_duration
 from bot.runs.reports import stats
 from bot.slack_ui.figures import build_figures_fields, build_figures_table
 from bot.slack_ui.queue import build_digest, build_home
-from tests.fakes.slack_server import message_block_errors, view_errors
+from standins.slack_server import message_block_errors, view_errors
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 DRAFT = "Hi Dana, click Continue with SSO and sign in through your identity provider. [account-recovery#2]"

@@ -7,8 +7,8 @@ import pytest
 
 from bot.agent.loop import AgentLoop
 from bot.vocabulary import RunState, Usage
-from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import assert_well_formed, escalations_of, run_row, service_with
+from tests.scripted import ScriptedModel, respond, text, use
 from tools import REGISTRY
 
 GOAL = "handle KITE-142"

@@ -9,8 +9,8 @@ import pytest
 
 from bot.agent.loop import AgentLoop
 from bot.vocabulary import RunState, Usage
-from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import assert_well_formed, escalations_of, run_row, service_with, steps_of
+from tests.scripted import ScriptedModel, respond, text, use
 from tools import REGISTRY, Tool, ToolResult
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"

@@ -1,10 +1,10 @@
-"""The Messages API stand-in bills prompt caching by the documented rules (tests/fakes/prompt_cache.py), and
+"""The Messages API stand-in bills prompt caching by the documented rules (standins/prompt_cache.py), and
 the harness marks the breakpoints where the benchmark found they pay (bot/agent/model.py)."""
 
 from __future__ import annotations
 
 from bot.agent.model import with_cache_breakpoints
-from tests.fakes.prompt_cache import PromptCache, block_tokens, minimum_tokens
+from standins.prompt_cache import PromptCache, block_tokens, minimum_tokens
 
 MARK = {"type": "ephemeral"}
 

@@ -15,7 +15,7 @@ from bot.runs.execution import reminders, sweeps
 from bot.runs.lifecycle.service import RunService
 from bot.slack.authz import GroupCache, approvers_hint, may_decide, unknown_groups, watched_groups
 from bot.slack_ui.blocks import build_reminder
-from tests.fakes.slack_server import message_block_errors
+from standins.slack_server import message_block_errors
 from tests.helpers import approvals_of
 
 

@@ -11,9 +11,10 @@ from bot.agent.offline import OfflineModel
 from bot.agent.replay import timeline
 from bot.db.models import Run, Step
 from bot.runs.reports.rerun import rerun
-from tests.fakes.anthropic_server import MessagesAPIServer
+from standins.anthropic_server import MessagesAPIServer
+from standins.brains import offline_brain
 from tests.helpers import approvals_of, service_with, steps_of
-from tests.test_anthropic_client import client_for, offline_brain
+from tests.test_anthropic_client import client_for
 from tools import REGISTRY, Tool, ToolResult
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"

@@ -18,8 +18,8 @@ import pytest
 from bot.runs.lifecycle.service import RunService
 from bot.telemetry.logs import configure_logging, run_handler
 from bot.telemetry.scope import run_scope
-from tests.fakes.scripted import ScriptedModel, respond, text, use
-from tests.slack_harness import start_harness
+from standins.slack_harness import start_harness
+from tests.scripted import ScriptedModel, respond, text, use
 from tools import REGISTRY, Tool, ToolResult
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"

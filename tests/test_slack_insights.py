@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 from bot.runs.execution import reminders, sweeps
 from bot.runs.reports import stats
-from tests.fakes.scripted import ScriptedModel, respond, text, use
+from standins.slack_harness import start_harness
 from tests.helpers import approvals_of, run_row, staff_replies
-from tests.slack_harness import start_harness
+from tests.scripted import ScriptedModel, respond, text, use
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
 

@@ -27,10 +27,10 @@ from bot.app import build_app
 from bot.db.models import Run
 from bot.outbox.sender import OutboxSender
 from bot.slack.client import make_client
-from tests.fakes.slack_server import SlackAPIServer
-from tests.fakes.socket_mode_server import SocketModeServer, accept_key, encode_frame
+from standins.slack_harness import BOT_TOKEN
+from standins.slack_server import SlackAPIServer
+from standins.socket_mode_server import SocketModeServer, accept_key, encode_frame
 from tests.helpers import staff_replies
-from tests.slack_harness import BOT_TOKEN
 
 APP_TOKEN = "xapp-test-token"
 MENTION_TS = "1800000000.000100"

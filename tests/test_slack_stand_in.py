@@ -11,7 +11,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
 try:
-    from tests.fakes.slack_server import SlackAPIServer, message_block_errors, view_errors
+    from standins.slack_server import SlackAPIServer, message_block_errors, view_errors
 except ImportError:  # tests/ is not a package: pytest puts tests/ itself on sys.path
     from fakes.slack_server import SlackAPIServer, message_block_errors, view_errors
 

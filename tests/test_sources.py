@@ -10,9 +10,9 @@ from bot.agent.replay import timeline
 from bot.runs.lifecycle import citations
 from bot.slack_ui.cards import build_approval_decided, build_approval_request
 from bot.slack_ui.sources import build_sources
-from tests.fakes.scripted import ScriptedModel, respond, text, use
-from tests.fakes.slack_server import message_block_errors
+from standins.slack_server import message_block_errors
 from tests.helpers import run_row, service_with, steps_of
+from tests.scripted import ScriptedModel, respond, text, use
 
 HIT = "[account-recovery#2] Locked out of your account — Account recovery\nIf your workspace uses SSO…"
 TICKETS = json.dumps([{"id": "KITE-144", "title": "Nobody can sign in", "customer": "Harbor Pine", "status": "open",

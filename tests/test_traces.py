@@ -14,9 +14,9 @@ from bot.agent.model import AnthropicModel
 from bot.db.models import Approval, Step, TicketMessage
 from bot.runs.execution.sweeps import expire_approvals
 from bot.runs.lifecycle.service import RunService
-from tests.fakes.anthropic_server import MessagesAPIServer, error, reply, tool_use
-from tests.fakes.scripted import ScriptedModel, respond, text, use
+from standins.anthropic_server import MessagesAPIServer, error, reply, tool_use
 from tests.helpers import approvals_of, service_with, steps_of
+from tests.scripted import ScriptedModel, respond, text, use
 from tests.traces import attrs, events, every_text, in_memory_spans, named
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"

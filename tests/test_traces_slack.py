@@ -7,7 +7,7 @@ from opentelemetry.trace import SpanKind
 from sqlmodel import select
 
 from bot.db.models import Run
-from tests.slack_harness import start_harness
+from standins.slack_harness import start_harness
 from tests.traces import attrs, in_memory_spans, named
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"

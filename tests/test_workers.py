@@ -162,8 +162,8 @@ def test_sigkill_mid_approval_then_decision_after_restart(db, pg_settings):
 def test_workers_deliver_slack_one_at_a_time_and_another_takes_over(db, pg_settings):
     """Queue mode: the web side only records; the workers continue runs and deliver the outbox, one sender at a
     time. The delivering worker is killed; the other takes over and nothing is posted twice."""
-    from tests.fakes.slack_server import SlackAPIServer
-    from tests.slack_harness import BOT_TOKEN, start_harness
+    from standins.slack_harness import BOT_TOKEN, start_harness
+    from standins.slack_server import SlackAPIServer
 
     slack = SlackAPIServer().start()
     env = {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_API_BASE_URL": slack.url + "/api/", "KITEBASE_SLACK_MIN_INTERVAL": "0.02",
@@ -199,9 +199,9 @@ def test_a_second_job_for_a_run_under_way_never_continues_it_twice(db, pg_settin
     """Jobs carry no procrastinate lock (the run's lease guards it), and a lease is held per process: a second
     wake-up for a run this very worker is continuing (a sweep's, a retried event's) must not start a second
     continuation in another of its threads. It makes the one under way look once more instead."""
-    from tests.fakes.anthropic_server import MessagesAPIServer
-    from tests.fakes.worker_process import WorkerProcess
-    from tests.test_anthropic_client import offline_brain
+    from standins.anthropic_server import MessagesAPIServer
+    from standins.brains import offline_brain
+    from standins.worker_process import WorkerProcess
 
     settings = pg_settings.model_copy(update={"approval_tools": frozenset()})
     calls: list[int] = []

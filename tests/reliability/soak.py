@@ -23,12 +23,12 @@ from typing import Any
 
 from sqlalchemy import create_engine, text
 
-from tests.fakes.anthropic_server import MessagesAPIServer, error
-from tests.fakes.serve_process import BOT_TOKEN, SECRET, ServeProcess
-from tests.fakes.slack_requests import SlackSender
-from tests.fakes.slack_server import SlackAPIServer
-from tests.fakes.worker_process import WorkerProcess
-from tests.test_anthropic_client import offline_brain
+from standins.anthropic_server import MessagesAPIServer, error
+from standins.brains import offline_brain
+from standins.serve_process import BOT_TOKEN, SECRET, ServeProcess
+from standins.slack_requests import SlackSender
+from standins.slack_server import SlackAPIServer
+from standins.worker_process import WorkerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 API_KEY = "sk-ant-proc-0123456789"  # what ServeProcess gives serve; the workers get their own below

@@ -8,10 +8,10 @@ import threading
 import pytest
 
 from bot.db.models import Ticket
-from tests.fakes.scripted import ScriptedModel, respond, text, use
+from standins.slack_harness import start_harness
 from tests.helpers import all_runs as runs
 from tests.helpers import approvals_of, staff_replies
-from tests.slack_harness import start_harness
+from tests.scripted import ScriptedModel, respond, text, use
 
 GOAL = "handle KITE-142"
 

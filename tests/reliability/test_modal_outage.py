@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
+from standins.slack_harness import start_harness
 from tests.helpers import approvals_of
-from tests.slack_harness import start_harness
 
 GOAL = "handle KITE-142"
 BUTTONS = {

@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from tests.fakes.anthropic_server import Drop, MessagesAPIServer, Raw, error, reply, text, tool_use
+from standins.anthropic_server import Drop, MessagesAPIServer, Raw, error, reply, text, tool_use
+from standins.brains import USAGE
 from tests.helpers import approvals_of, assert_well_formed, run_row, service_with, staff_replies, steps_of
-from tests.test_anthropic_client import USAGE, client_for
+from tests.test_anthropic_client import client_for
 
 GOAL = "handle KITE-142"
 TICKET = tool_use("get_ticket", {"ticket_id": "KITE-142"}, id="toolu_read_1")
@@ -123,7 +124,7 @@ def test_the_echoed_key_reaches_neither_slack_nor_the_cli(db, settings):
     import sys
     from pathlib import Path
 
-    from tests.slack_harness import start_harness
+    from standins.slack_harness import start_harness
 
     with MessagesAPIServer(lambda body: ECHO) as server:
         h, stop = start_harness(settings, db, model_factory=lambda: client_for(server, max_retries=0))

@@ -19,9 +19,9 @@ from sqlmodel import col, select
 from bot import outbox
 from bot.agent.offline import OfflineModel
 from bot.db.models import Outbox, Run, utcnow
-from tests.fakes.scripted import respond, text, use
+from standins.slack_harness import start_harness
 from tests.helpers import approvals_of, staff_replies
-from tests.slack_harness import start_harness
+from tests.scripted import respond, text, use
 
 GOAL = "handle KITE-142"
 ROOT = Path(__file__).parents[2]
@@ -190,7 +190,7 @@ def test_a_stream_slack_closed_is_continued_by_updating_the_message(settings, db
             return response
         return step
 
-    from tests.fakes.scripted import ScriptedModel
+    from tests.scripted import ScriptedModel
 
     model = ScriptedModel([respond(text("Reading."), use("get_ticket", ticket_id="KITE-142")),
                            close_streams_then(respond(text("Looking for more."), use("search_help", query="sso"))),

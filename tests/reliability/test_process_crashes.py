@@ -9,11 +9,11 @@ import time
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.fakes.anthropic_server import MessagesAPIServer
-from tests.fakes.serve_process import SECRET, ServeProcess
-from tests.fakes.slack_requests import SlackSender
-from tests.fakes.slack_server import SlackAPIServer
-from tests.test_anthropic_client import offline_brain
+from standins.anthropic_server import MessagesAPIServer
+from standins.brains import offline_brain
+from standins.serve_process import SECRET, ServeProcess
+from standins.slack_requests import SlackSender
+from standins.slack_server import SlackAPIServer
 
 
 @pytest.fixture

@@ -19,9 +19,10 @@ from sqlmodel import select
 from bot.db.models import Approval, Run, utcnow
 from bot.runs.execution.sweeps import NEVER_DISPATCHED_AFTER, sweep_all
 from bot.runs.lifecycle.service import RunService
-from tests.fakes.anthropic_server import MessagesAPIServer, validate_request
+from standins.anthropic_server import MessagesAPIServer, validate_request
+from standins.brains import offline_brain, strip_cache_control
 from tests.helpers import assert_well_formed, staff_replies
-from tests.test_anthropic_client import client_for, offline_brain, strip_cache_control
+from tests.test_anthropic_client import client_for
 
 ROOT = Path(__file__).parents[2]
 

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from tests.fakes.scripted import ScriptedModel, respond, text, use
 from tests.helpers import assert_well_formed, run_row, service_with, steps_of
+from tests.scripted import ScriptedModel, respond, text, use
 from tools import REGISTRY, Tool, ToolContext, ToolResult, execute
 
 

@@ -22,10 +22,10 @@ from bot.db.models import Approval, Run, Step, utcnow
 from bot.runs.execution.sweeps import recover
 from bot.runs.execution.workqueue import QueueDispatcher, conninfo, end_stranded_jobs, ensure_schema
 from bot.runs.lifecycle.service import RunService
-from tests.fakes.anthropic_server import MessagesAPIServer
-from tests.fakes.worker_process import WorkerProcess
+from standins.anthropic_server import MessagesAPIServer
+from standins.brains import offline_brain
+from standins.worker_process import WorkerProcess
 from tests.helpers import assert_well_formed, staff_replies
-from tests.test_anthropic_client import offline_brain
 
 pytestmark = pytest.mark.postgres
 GOALS = ["handle KITE-142", "handle KITE-144"]

@@ -20,8 +20,8 @@ from bot.outbox.sender import OutboxSender
 from bot.runs.lifecycle.service import RunService
 from bot.server import make_wsgi
 from bot.slack.client import make_client
-from tests.fakes.slack_requests import SlackSender
-from tests.fakes.slack_server import SlackAPIServer
+from standins.slack_requests import SlackSender
+from standins.slack_server import SlackAPIServer
 
 SECRET = "test-signing-secret-0123456789"
 BOT_TOKEN = "xoxb-test-0123456789"

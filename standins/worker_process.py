@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from tests.fakes.serve_process import BOT_TOKEN
+from standins.serve_process import BOT_TOKEN
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class WorkerProcess:

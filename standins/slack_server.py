@@ -37,7 +37,7 @@ How slack_sdk's ``WebClient`` talks to it (worth knowing when asserting on ``arg
   ``upload_url`` (no auth header) -> files.completeUploadExternal.
 * Socket Mode clients call apps.connections.open with the app-level token (``xapp-...``,
   the only method that accepts one, as in Slack); it answers ``socket_mode_url``, which
-  the test sets to its WebSocket stand-in (tests/fakes/socket_mode_server.py).
+  the test sets to its WebSocket stand-in (standins/socket_mode_server.py).
 
 Standard library only.
 """
@@ -59,7 +59,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.fakes.local_http import LocalHTTPServer
+from standins.local_http import LocalHTTPServer
 
 __all__ = ["SlackAPIServer", "message_block_errors", "view_errors", "LIMITS"]
 

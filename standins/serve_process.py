@@ -11,7 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 SECRET = "proc-signing-secret-0123456789"
 BOT_TOKEN = "xoxb-proc-0123456789"
 

@@ -31,8 +31,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.local_http import LocalHTTPServer
-from tests.fakes.prompt_cache import PromptCache
+from standins.local_http import LocalHTTPServer
+from standins.prompt_cache import PromptCache
 
 __all__ = [
     "MessagesAPIServer",
@@ -578,7 +578,7 @@ class MessagesAPIServer(LocalHTTPServer):
 
     ``responder(request_body) -> dict | (status, body) | (status, body, headers)``.
     ``latency``: seconds from a request's arrival to its answer (the stand-in's own work included).
-    ``billing``: a :class:`tests.fakes.prompt_cache.PromptCache` that fills ``usage`` the way the API bills
+    ``billing``: a :class:`standins.prompt_cache.PromptCache` that fills ``usage`` the way the API bills
     prompt caching (unless the reply gives its own input token counts).
     Without a responder, replies scripted with :meth:`queue` are served FIFO (queued
     replies are also served first when a responder is given, which then acts as the

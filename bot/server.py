@@ -89,7 +89,7 @@ def serve(settings: Settings) -> int:
                                         ("SLACK_SIGNING_SECRET", settings.slack_signing_secret
                                          if settings.slack_app_token is None else True)) if not value]
     if missing:
-        print(f"kitebase serve: set {' and '.join(missing)} (see the README's Slack section).", file=sys.stderr)
+        print(f"kitebase serve: set {' and '.join(missing)} (see docs/design.md, Install it in a workspace).", file=sys.stderr)
         return 2
     db = open_database(settings)
     app, ctx = build_app(settings, db)

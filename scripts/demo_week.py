@@ -1,5 +1,5 @@
 """A short "week" of real runs over the desk through the `kitebase` command, then `kitebase stats` and
-`kitebase gaps` over it (the README shows their output).
+`kitebase gaps` over it (docs/design.md shows their output).
 
     .venv/bin/python scripts/demo_week.py [--fast] [--db PATH]
 

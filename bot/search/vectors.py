@@ -11,7 +11,7 @@ only its two files.
 
 A vector is computed when a ticket's analysis is stored (persist.py), so a search only reads vectors and
 multiplies a few hundred of them; the model is loaded, once per process, by the first process that stores.
-Measured on the evaluation set (`python -m bench.search_eval`): see the README's Search quality section.
+Measured on the evaluation set (`python -m bench.search_eval`): see docs/search.md.
 """
 
 from __future__ import annotations

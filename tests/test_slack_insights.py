@@ -7,6 +7,9 @@ import json
 import time
 from datetime import UTC, datetime, timedelta
 
+from sqlmodel import select
+
+from bot.db.models import Feedback
 from bot.runs.execution import reminders, sweeps
 from bot.runs.reports import stats
 from standins.slack_harness import start_harness
@@ -96,7 +99,8 @@ def test_feedback_buttons_record_a_vote_per_person_and_a_note(settings, db):
         feedback_click(h, "down:1", thread_ts=ts)  # ULEAD changes their mind: one vote per person, the latest
         h.drain()
         with db.session() as session:
-            votes = stats.feedback.of_run(session, 1)
+            votes = [{"user": f.user, "value": f.value, "note": f.note}
+                     for f in session.exec(select(Feedback).where(Feedback.run_id == 1)).all()]
             figures = stats.figures(session, *stats.window(datetime.now(UTC) + timedelta(seconds=1), 3600))
         assert sorted((v["user"], v["value"]) for v in votes) == [("ULEAD", "down"), ("UOTHER", "down")]
         assert [v["note"] for v in votes if v["user"] == "UOTHER"] == ["It missed that KITE-144 is the same outage."]

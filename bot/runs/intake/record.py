@@ -18,7 +18,7 @@ from bot.db.engine import Database
 from bot.db.models import Delivery, Run, id_of, table_of, utcnow
 from bot.db.statements import insert_ignore
 from bot.runs import BadInput
-from bot.runs.lifecycle.goals import clean_text, goal_ticket, live_run_sentence, no_such_ticket
+from bot.runs.lifecycle.goals import clean_text, goal_ticket, live_run, live_run_sentence, no_such_ticket
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
 from bot.vocabulary import LIVE
@@ -99,7 +99,7 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
     except BadInput as exc:
         return _tell(session, request, str(exc))
     if look_first:
-        live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE))).first()
+        live = live_run(session, ticket_id)
         if live is not None:
             return _tell(session, request, live_run_sentence(live))
     origin = {"surface": "slack", "channel": request.channel, "thread_ts": request.reply_ts, "team": request.team,
@@ -121,8 +121,7 @@ def _follow_up(session: Session, run: Run, goal: str, request: Request) -> Intak
     if run.status in LIVE:
         return _tell(session, request, f"Run #{run.id} is still {run.status.replace('_', ' ')}; wait for it to "
                                        "finish (or decide its draft), then ask again in this thread.")
-    other = session.exec(select(Run).where(Run.ticket_id == run.ticket_id, col(Run.status).in_(LIVE),
-                                           Run.id != run.id)).first()
+    other = live_run(session, run.ticket_id, other_than=run.id)
     if other is not None:
         return _tell(session, request, live_run_sentence(other))
     reopen_in(session, run, goal, opening={"kind": "follow_up", "actor": request.user})

@@ -5,15 +5,17 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from sqlalchemy import bindparam, select
-from sqlmodel import Session
+from sqlalchemy import bindparam
+from sqlalchemy import select as core_select
+from sqlmodel import Session, col, select
 
 from bot.db.models import Run, Ticket, table_of
 from bot.runs import BadInput
+from bot.vocabulary import LIVE
 from tools import ticket_ids_in
 
 _TICKETS = table_of(Ticket)
-_TICKET_EXISTS = select(_TICKETS.c.id).where(_TICKETS.c.id == bindparam("id"))
+_TICKET_EXISTS = core_select(_TICKETS.c.id).where(_TICKETS.c.id == bindparam("id"))
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -49,6 +51,22 @@ def goal_ticket(goal: str, max_chars: int) -> str:
     if not ids:
         raise BadInput("I couldn't find a ticket id in that request. Ids look like KITE-142.")
     return ids[0]
+
+
+def live_run(session: Session, ticket_id: str | None, *, other_than: int | None = None) -> Run | None:
+    """The run that works `ticket_id` now (at most one: the database's one-live-run-per-ticket index)."""
+    if ticket_id is None:
+        return None
+    query = select(Run).where(col(Run.ticket_id) == ticket_id, col(Run.status).in_(LIVE))
+    if other_than is not None:
+        query = query.where(col(Run.id) != other_than)
+    return session.exec(query).first()
+
+
+def live_run_taken(session: Session, ticket_id: str | None) -> BadInput:
+    """What a person is told when the live-run index refused their run: which run has the ticket."""
+    live = live_run(session, ticket_id)
+    return BadInput(live_run_sentence(live) if live else f"{ticket_id} already has a live run.")
 
 
 def live_run_sentence(run: Run) -> str:

@@ -39,14 +39,14 @@ from bot.runs.lifecycle.checkpoint import (
     state_from_run,
     take_lease,
 )
-from bot.runs.lifecycle.goals import check_goal, clean_text, live_run_sentence
+from bot.runs.lifecycle.goals import check_goal, clean_text, live_run, live_run_sentence, live_run_taken
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
 from bot.telemetry.conventions import SPAN_ESCALATE
 from bot.telemetry.instrument import instrument
 from bot.telemetry.segment import on_run
 from bot.telemetry.tool_calls import traced_execute
-from bot.vocabulary import LIVE, TERMINAL, ApprovalStatus, RunState, RunStatus, StepKind, StepRecord, StopKind
+from bot.vocabulary import TERMINAL, ApprovalStatus, RunState, RunStatus, StepKind, StepRecord, StopKind
 from tools import REGISTRY, Tool, ToolContext, ToolError, ToolResult, execute
 
 logger = logging.getLogger(__name__)
@@ -87,8 +87,7 @@ class RunService:
         try:
             with self.db.session() as session:
                 ticket_id = check_goal(session, goal, self.settings.max_goal_chars)
-                live = session.exec(select(Run).where(Run.ticket_id == ticket_id,
-                                                      col(Run.status).in_(LIVE))).first()
+                live = live_run(session, ticket_id)
                 if live is not None:
                     raise BadInput(live_run_sentence(live))
                 run_id = insert_run(session, goal=goal, ticket_id=ticket_id, model=self.model_name,
@@ -98,8 +97,7 @@ class RunService:
                 return run_id
         except IntegrityError:  # the database's one-live-run-per-ticket index: another start won the race
             with self.db.session() as session:
-                live = session.exec(select(Run).where(Run.ticket_id == ticket_id, col(Run.status).in_(LIVE))).first()
-            raise BadInput(live_run_sentence(live) if live else f"{ticket_id} already has a live run.") from None
+                raise live_run_taken(session, ticket_id) from None
 
     def resume(self, run_id: int, observer: Observer | None = None) -> RunState | None:
         """Continue a run as far as it can go now. Idempotent; None if another worker holds it."""
@@ -275,9 +273,7 @@ class RunService:
                     escalations.mark_resumed(session, run_id, actor=resumed_by)
         except IntegrityError:
             with self.db.session() as session:
-                ticket = get_or_raise(session, Run, run_id).ticket_id
-                live = session.exec(select(Run).where(Run.ticket_id == ticket, col(Run.status).in_(LIVE))).first()
-            raise BadInput(live_run_sentence(live) if live else f"{ticket} already has a live run.") from None
+                raise live_run_taken(session, get_or_raise(session, Run, run_id).ticket_id) from None
 
     def tell(self, *, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
         """A sentence only `user` sees in Slack (delivered by the outbox sender)."""

@@ -53,11 +53,6 @@ def record_if_missing(db: Database, run_id: int, *, user: str) -> None:
         record(db, run_id, user=user, value="down")
 
 
-def of_run(session: Session, run_id: int) -> list[dict[str, Any]]:
-    rows = session.exec(select(Feedback).where(Feedback.run_id == run_id).order_by(col(Feedback.id))).all()
-    return [{"user": f.user, "value": f.value, "note": f.note, "at": f.updated_at.isoformat()} for f in rows]
-
-
 def counts(session: Session, since: datetime, until: datetime) -> dict[str, Any]:
     """Feedback on the runs started in [since, until): thumbs up, thumbs down, and the notes."""
     rows = session.exec(select(Feedback.value, func.count()).join(Run, col(Run.id) == col(Feedback.run_id))

@@ -38,17 +38,6 @@ def latest_run_for_ticket(session: Session, ticket_id: str) -> Run | None:
     return session.exec(select(Run).where(Run.ticket_id == ticket_id).order_by(col(Run.id).desc())).first()
 
 
-def run_in_thread(session: Session, channel: str, thread_ts: str) -> Run | None:
-    """The run whose Slack thread this is (the newest, if several)."""
-    return session.exec(select(Run).where(Run.thread_key == f"{channel}:{thread_ts}")
-                        .order_by(col(Run.id).desc())).first()
-
-
-def approval_with_run(session: Session, approval_id: int) -> tuple[Approval | None, Run | None]:
-    approval = session.get(Approval, approval_id)
-    return approval, (session.get(Run, approval.run_id) if approval else None)
-
-
 def customer_name(session: Session, ticket_id: str) -> str:
     ticket = session.get(Ticket, ticket_id)
     customer = session.get(Customer, ticket.customer_id) if ticket else None

@@ -42,7 +42,7 @@ from bot.runs.lifecycle.checkpoint import (
 from bot.runs.lifecycle.goals import check_goal, clean_text, live_run, live_run_sentence, live_run_taken
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
-from bot.telemetry.conventions import SPAN_ESCALATE
+from bot.telemetry.conventions import INVOKE_AGENT, SPAN_ESCALATE
 from bot.telemetry.instrument import instrument
 from bot.telemetry.segment import on_run
 from bot.telemetry.tool_calls import traced_execute
@@ -99,6 +99,9 @@ class RunService:
             with self.db.session() as session:
                 raise live_run_taken(session, ticket_id) from None
 
+    # --- continuing -------------------------------------------------------------------------------
+
+    @on_run(INVOKE_AGENT)  # bot/telemetry: the run in every log line; with tracing, an invoke_agent span
     def resume(self, run_id: int, observer: Observer | None = None) -> RunState | None:
         """Continue a run as far as it can go now. Idempotent; None if another worker holds it."""
         claimed = claim(self.db, run_id, self.owner, self.settings.lease_seconds)

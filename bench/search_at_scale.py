@@ -25,9 +25,9 @@ from sqlalchemy import text
 
 from bench.common import ROOT, Figure, pct, seeded
 from bench.desk import Generated, generate, load
-from bot.db.fts import EmptyQuery, query_terms
 from bot.search import persist
 from bot.search.documents import HELP_FIELDS, TICKET_FIELDS, Document, help_document, ticket_document
+from bot.search.words import EmptyQuery, query_terms
 from tools import REGISTRY, ToolContext, execute
 
 QUERIES = ROOT / "bench" / "search_set" / "help_queries.jsonl"

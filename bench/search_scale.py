@@ -18,7 +18,6 @@ import numpy as np
 from bench.common import pct
 from bench.desk import generate
 from bench.search_at_scale import analysed, documents, queries, resident_mb
-from bot.db.fts import EmptyQuery
 from bot.search.bm25f import FieldParams
 from bot.search.documents import HELP_FIELDS, TICKET_FIELDS, Document
 from bot.search.packed import PackedIndex
@@ -26,6 +25,7 @@ from bot.search.params import PARAMS
 from bot.search.persist import Stored, Vocabulary, encode
 from bot.search.ranking import _mutual, like_weights, query_weights
 from bot.search.vectors import EMBEDDER, ticket_text
+from bot.search.words import EmptyQuery
 
 
 def packed(docs: list[Document], fields: tuple[str, ...]) -> PackedIndex:

@@ -2,7 +2,8 @@
 
 - `kitebase`: the agent's tools exactly as `kitebase search help|tickets --like` call them;
 - `engine FTS (before)`: the database's own full-text search as the tools used it before
-  (SQLite FTS5 bm25 / PostgreSQL ts_rank; `--like` searched the ticket's title and tags);
+  (SQLite FTS5 bm25 / PostgreSQL ts_rank; `--like` searched the ticket's title and tags), its tables
+  built in the scratch database from the seeded rows (bench/engine_fts.py);
 - `BM25 (bm25s)`: plain BM25 over the same text (English stop words, the same Snowball stemmer), for
   similar tickets the ticket's title, tags and first message as the query, cut (like ours) at a share
   of its own score and a share of the best hit's, both chosen on the tuning half.
@@ -17,9 +18,10 @@ import bm25s
 import snowballstemmer
 from sqlmodel import col, select
 
-from bot.db import fts
+from bench import engine_fts
 from bot.db.engine import Database
 from bot.db.models import HelpSection, Ticket, TicketMessage
+from bot.search.words import query_terms
 from tools import REGISTRY, ToolContext, execute
 
 
@@ -67,20 +69,21 @@ class EngineFts(Timed):
     def __init__(self, db: Database):
         super().__init__()
         self.db = db
+        engine_fts.build(db)  # the product no longer keeps these tables
 
     def help(self, query: str) -> list[str]:
         def search() -> list[str]:
             with self.db.session() as session:
-                return [key for key, _ in fts.search_help_ids(session, fts.query_terms(query), limit=5)]
+                return [key for key, _ in engine_fts.search_help_ids(session, query_terms(query), limit=5)]
         return self.run("help", search)
 
     def similar(self, ticket_id: str) -> list[str]:
         def search() -> list[str]:
             with self.db.session() as session:
                 ticket = session.get(Ticket, ticket_id)
-                terms = fts.query_terms(" ".join([ticket.title, *(ticket.tags or [])]))
-                return [key for key, _ in fts.search_ticket_ids(session, terms, status=None, limit=5,
-                                                                 exclude=ticket_id)]
+                terms = query_terms(" ".join([ticket.title, *(ticket.tags or [])]))
+                return [key for key, _ in engine_fts.search_ticket_ids(session, terms, status=None, limit=5,
+                                                                        exclude=ticket_id)]
         return self.run("tickets", search)
 
 

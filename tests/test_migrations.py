@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import bindparam, inspect, text
+from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
-from bot.db.engine import create_schema
+from bot.db.engine import Database, create_schema
 from bot.db.migrate import alembic_config
 from bot.db.migrations_filter import include_object
+from bot.db.seed import seed_desk
+from tests.conftest import make_settings
 
 
 def test_migrations_match_the_models_and_are_idempotent(db):
@@ -24,3 +30,68 @@ def test_migrations_match_the_models_and_are_idempotent(db):
     assert [version] == heads, "the database is at the newest migration"
     tables = set(inspect(db.engine).get_table_names())
     assert {"run", "step", "approval", "escalation", "delivery", "ticket", "help_section"} <= tables
+
+
+FULL_TEXT = {"sqlite": ("ticket_fts", "help_fts"),
+             "postgresql": ("ticket_search", "help_search", "ix_ticket_search_document", "ix_help_search_document")}
+
+
+def _full_text_objects(engine: Engine) -> set[str]:
+    """The database's own full-text tables and indexes (with SQLite FTS5's shadow tables) that are there."""
+    with engine.connect() as connection:
+        if engine.dialect.name == "sqlite":
+            rows = connection.exec_driver_sql(
+                "SELECT name FROM sqlite_master WHERE name LIKE 'ticket_fts%' OR name LIKE 'help_fts%'")
+        else:
+            rows = connection.execute(text("SELECT relname FROM pg_class WHERE relname IN :names")
+                                      .bindparams(bindparam("names", expanding=True)),
+                                      {"names": list(FULL_TEXT["postgresql"])})
+        return {row[0] for row in rows}
+
+
+def _migrate(engine: Engine, step: Callable[..., None], revision: str) -> None:
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        step(config, revision)
+
+
+def test_0008_drops_the_engines_full_text_search_and_its_downgrade_refills_it(database_url):
+    database = Database.from_url(database_url)
+    engine = database.engine
+    try:
+        _migrate(engine, command.upgrade, "0007")
+        seed_desk(database, make_settings(database_url).data_dir)
+        made = _full_text_objects(engine)
+        assert set(FULL_TEXT[engine.dialect.name]) <= made, "0001 made them"
+
+        _migrate(engine, command.upgrade, "head")
+        assert _full_text_objects(engine) == set(), "no table, index or FTS5 shadow table is left"
+
+        _migrate(engine, command.downgrade, "0007")  # made again, filled from the rows
+        assert _full_text_objects(engine) == made
+        with engine.connect() as connection:
+            if engine.dialect.name == "sqlite":
+                count = connection.exec_driver_sql("SELECT COUNT(*) FROM ticket_fts").scalar()
+                tags, body = connection.exec_driver_sql(
+                    "SELECT tags, body FROM ticket_fts WHERE ticket_id = 'KITE-142'").one()
+                found = connection.exec_driver_sql(
+                    "SELECT ticket_id FROM ticket_fts WHERE ticket_fts MATCH 'okta AND bypass'").scalars().all()
+                help_count = connection.exec_driver_sql("SELECT COUNT(*) FROM help_fts").scalar()
+                assert tags == "sso login okta locked-out"
+                assert body.startswith("Hello, we need help urgently.") and body.count("\n") >= 3
+            else:
+                count = connection.exec_driver_sql("SELECT COUNT(*) FROM ticket_search").scalar()
+                found = connection.exec_driver_sql(
+                    "SELECT ticket_id FROM ticket_search WHERE document @@ to_tsquery('english', 'okta & bypass')"
+                ).scalars().all()
+                help_count = connection.exec_driver_sql("SELECT COUNT(*) FROM help_search").scalar()
+            tickets = connection.exec_driver_sql("SELECT COUNT(*) FROM ticket").scalar()
+            sections = connection.exec_driver_sql("SELECT COUNT(*) FROM help_section").scalar()
+        assert (count, help_count) == (tickets, sections) and tickets > 100
+        assert "KITE-142" in found, "a ticket's tags and messages are searchable again"
+
+        _migrate(engine, command.upgrade, "head")
+        assert _full_text_objects(engine) == set()
+    finally:
+        engine.dispose()

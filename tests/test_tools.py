@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from bot.db.fts import EmptyQuery, query_terms
+from bot.search.words import EmptyQuery, query_terms
 from tests.helpers import staff_replies
 from tools import REGISTRY, ToolContext, execute, ticket_ids_in
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bot import search
-from bot.db import fts
 from bot.db.models import HelpSection, get_or_raise
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 
@@ -12,7 +11,7 @@ def search_help(ctx: ToolContext, query: str, limit: int = 2) -> ToolResult:
     with ctx.db.session() as session:
         try:
             found = search.search_help(session, query, limit=limit)
-        except fts.EmptyQuery:
+        except search.EmptyQuery:
             raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'locked out sso'.") \
                 from None
         sections = [(get_or_raise(session, HelpSection, hit.id), hit) for hit in found]

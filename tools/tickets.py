@@ -12,7 +12,6 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot import search
-from bot.db import fts
 from bot.db.models import Customer, Ticket, TicketMessage, get_or_raise, utcnow
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 
@@ -50,14 +49,6 @@ def load_ticket(session: Session, raw_id: str) -> Ticket:
 def _no_such_ticket(ticket_id: str) -> ToolError:
     return ToolError(f"No ticket {ticket_id!r}. Ids look like KITE-142; use search_tickets to find a ticket by "
                      "its words.")
-
-
-def reindex(session: Session, ticket: Ticket) -> None:
-    bodies = session.exec(select(TicketMessage.body).where(TicketMessage.ticket_id == ticket.id)
-                          .order_by(col(TicketMessage.id))).all()
-    fts.index_ticket(session, ticket_id=ticket.id, title=ticket.title, tags=ticket.tags or [],
-                     body="\n".join(bodies))
-    search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
 
 
 def _when(value: datetime) -> str:
@@ -121,7 +112,7 @@ def search_tickets(ctx: ToolContext, query: str = "", status: str = "any", limit
                          if h.id != exclude][:limit]
             else:
                 found = search.search_tickets(session, query, limit=limit, status=wanted, exclude=exclude)
-        except fts.EmptyQuery:
+        except search.EmptyQuery:
             raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'sso login'.") from None
         except search.UnknownTicket:  # the index holds every ticket of the desk as of this search
             raise _no_such_ticket(like or "") from None
@@ -208,7 +199,7 @@ def reply_to_customer(ctx: ToolContext, ticket_id: str, message: str) -> ToolRes
         ticket.updated_at = now
         session.add(ticket)
         session.flush()
-        reindex(session, ticket)
+        search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
         name = customer.name if customer else ticket.customer_id
     return ToolResult(f"Reply sent to {name} on {ticket.id}.", {"ticket_id": ticket.id, "message_id": row.id})
 
@@ -272,7 +263,7 @@ def update_ticket(ctx: ToolContext, ticket_id: str, status: str | None = None, a
         ticket.updated_at = utcnow()
         session.add(ticket)
         session.flush()
-        reindex(session, ticket)
+        search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
         data = {"ticket_id": ticket.id, "status": ticket.status, "assignee": ticket.assignee, "changes": changes}
     summary = "; ".join(changes) if changes else "no change (already so)"
     return ToolResult(f"Updated {data['ticket_id']} (internal, not visible to the customer): {summary}.", data)

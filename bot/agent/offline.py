@@ -15,7 +15,7 @@ from typing import Any
 from bot.agent.history import blocks, text_of
 from bot.agent.model import ModelResponse
 from bot.agent.prompts import CONTINUE_NOTE
-from bot.db.fts import EmptyQuery, query_terms
+from bot.search.words import EmptyQuery, query_terms
 from bot.vocabulary import Usage
 from tools.tickets import ticket_ids_in
 

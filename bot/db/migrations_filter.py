@@ -1,10 +1,10 @@
-"""Which tables Alembic manages: not the full-text indexes (made in migrations) nor procrastinate's schema."""
+"""Which tables Alembic manages: not procrastinate's schema."""
 
 from __future__ import annotations
 
 from typing import Any
 
-UNMANAGED_PREFIXES = ("ticket_fts", "help_fts", "ticket_search", "help_search", "procrastinate_")
+UNMANAGED_PREFIXES = ("procrastinate_",)
 
 
 def include_object(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:

@@ -11,7 +11,6 @@ from pathlib import Path
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
-from bot.db import fts
 from bot.db.engine import Database
 from bot.db.models import Customer, HelpSection, Ticket, TicketMessage
 
@@ -60,13 +59,9 @@ def _load(session: Session, data_dir: Path) -> None:
         session.flush()
         for message in messages:
             session.add(TicketMessage(ticket_id=ticket.id, **{**message, "created_at": _ts(message["created_at"])}))
-        fts.index_ticket(session, ticket_id=ticket.id, title=ticket.title, tags=ticket.tags or [],
-                         body="\n".join(m["body"] for m in messages))
     for path in sorted((data_dir / "help").glob("*.md")):
         for section in parse_article(path.stem, path.read_text(encoding="utf-8")):
             session.add(section)
-            fts.index_help_section(session, section_id=section.id, heading=section.heading,
-                                   article_title=section.article_title, body=section.body)
 
 
 def parse_article(slug: str, markdown: str) -> list[HelpSection]:

@@ -15,14 +15,14 @@ from collections.abc import Iterable, Mapping
 
 import snowballstemmer
 
-from bot.db.fts import STOPWORDS as _FTS_STOPWORDS
 from bot.search import synonyms, typos
+from bot.search.words import STOPWORDS as _QUERY_STOPWORDS
 
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
 _BRITISH = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
 SPELLING = {"licence": "license", "licences": "licenses", "catalogue": "catalog", "behaviour": "behavior",
             "colour": "color", "centre": "center", "cheque": "check"}
-STOPWORDS = _FTS_STOPWORDS | frozenset(
+STOPWORDS = _QUERY_STOPWORDS | frozenset(
     ["cant", "cannot", "couldnt", "dont", "doesnt", "didnt", "isnt", "wont", "arent", "wasnt", "werent", "im", "ive", "were", "weve", "theyre", "youre", "its", "thats", "theres", "hey", "hiya", "team", "folks", "anyone", "something", "anything", "still", "since", "get", "got", "getting", "us", "one", "would", "like", "know", "need", "want", "now", "yet", "way", "any", "every", "also", "just", "really"])
 CONCEPT = "~"
 MAX_CACHED_STEMS = 200_000

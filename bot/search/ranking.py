@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
-from bot.db.fts import EmptyQuery
 from bot.db.models import Ticket
 from bot.search.highlight import matched_lines
 from bot.search.packed import PackedIndex
 from bot.search.params import PARAMS, SearchParams
 from bot.search.store import ANALYZER, KindIndex, help_index, highlight_texts, ticket_index
+from bot.search.words import EmptyQuery
 
 
 @dataclass(frozen=True)

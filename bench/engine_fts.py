@@ -1,48 +1,27 @@
-"""Full-text search in the database's own engine: SQLite FTS5, or PostgreSQL tsvector + GIN.
+"""The database's own full-text search, the "engine FTS (before)" baseline of `python -m bench.search_eval`:
+SQLite FTS5 ranked with bm25, or PostgreSQL tsvector + GIN ranked with ts_rank, as the agent's tools searched
+before bot/search. The product no longer keeps these tables (migration 0008 dropped them); `build` makes them
+in the benchmark's scratch database from its rows, the way the product wrote them on every change.
 
-The agent's tools no longer rank with these (bot/search ranks the same way on both databases); the
-tables are still written on every change and serve as the "engine FTS" comparison in
-`python -m bench.search_eval`. `query_terms` and `STOPWORDS` are shared with the search analyser.
-
-Queries are reduced to plain words before they reach either engine, so FTS operators, quotes
-and punctuation typed by a person or a model are searched for as words, never interpreted.
+Queries are reduced to plain words (bot.search.words.query_terms) before they reach either engine, so FTS
+operators, quotes and punctuation are searched for as words, never interpreted.
 """
 
 from __future__ import annotations
 
-import re
+from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import ColumnElement, literal_column, text
 from sqlalchemy.engine import Connection
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-STOPWORDS = frozenset(
-    ["a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does", "doing", "for", "from", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "hi", "hello", "thanks", "thank", "please", "customer", "customers", "ticket", "tickets", "kitebase", "near"]
-)
-MAX_TERMS = 16
-
-
-class EmptyQuery(ValueError):
-    """The query has no searchable words once operators and stop words are removed."""
-
-
-def query_terms(query: str) -> list[str]:
-    """Plain lower-case search words from free text, stop words and duplicates dropped."""
-    seen: list[str] = []
-    for match in _WORD.finditer(query.lower()):
-        word = match.group(0).replace("’", "'").split("'")[0]
-        if len(word) < 2 or word in STOPWORDS or word in seen:
-            continue
-        seen.append(word)
-    if not seen:
-        raise EmptyQuery(query)
-    return seen[:MAX_TERMS]
-
+from bot.db.engine import Database
+from bot.db.models import HelpSection, Ticket, TicketMessage
 
 # --- schema -----------------------------------------------------------------------------------
 
-def create_indexes(conn: Connection) -> None:
+
+def create_tables(conn: Connection) -> None:
     if conn.dialect.name == "sqlite":
         conn.execute(text(
             "CREATE VIRTUAL TABLE IF NOT EXISTS ticket_fts USING fts5("
@@ -59,8 +38,26 @@ def create_indexes(conn: Connection) -> None:
             "CREATE TABLE IF NOT EXISTS help_search (section_id TEXT PRIMARY KEY, document TSVECTOR NOT NULL)"))
         conn.execute(text(
             "CREATE INDEX IF NOT EXISTS ix_help_search_document ON help_search USING GIN (document)"))
-    else:  # pragma: no cover - guarded at start-up
+    else:
         raise RuntimeError(f"full-text search is not implemented for {conn.dialect.name}")
+
+
+def build(db: Database) -> None:
+    """The full-text tables of `db`, made and filled from its tickets, their messages and its help sections,
+    in the order the rows were inserted (as the seed wrote them)."""
+    with db.session() as session:
+        create_tables(session.connection())
+        inserted: ColumnElement[Any] = literal_column("rowid" if _dialect(session) == "sqlite" else "ctid")
+        bodies: dict[str, list[str]] = {}
+        for ticket_id, body in session.exec(select(TicketMessage.ticket_id, TicketMessage.body)
+                                            .order_by(col(TicketMessage.id))):
+            bodies.setdefault(ticket_id, []).append(body)
+        for ticket in session.exec(select(Ticket).order_by(inserted)).all():
+            index_ticket(session, ticket_id=ticket.id, title=ticket.title, tags=ticket.tags or [],
+                         body="\n".join(bodies.get(ticket.id, [])))
+        for section in session.exec(select(HelpSection).order_by(inserted)).all():
+            index_help_section(session, section_id=section.id, heading=section.heading,
+                               article_title=section.article_title, body=section.body)
 
 
 # --- indexing -----------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,11 +85,7 @@ from bot.search.documents import HELP_FIELDS, TICKET_FIELDS, Document
 from bot.search.packed import REBUILD_MIN, REBUILD_SHARE, PackedIndex
 from bot.search.params import PARAMS, SearchParams
 from bot.search.ranking import _mutual, like_weights, query_weights
-
-try:
-    from bot.search.words import EmptyQuery
-except ImportError:  # before the move out of bot/db/fts.py
-    from bot.db.fts import EmptyQuery  # type: ignore[no-redef,import-not-found]
+from bot.search.words import EmptyQuery
 
 ENGINES = ("packed", "bm25s-fields", "bm25s-repeat")
 CHANGED = "\nThanks, re-adding the SAML signing certificate in Okta fixed it; closing (order 4711)."
@@ -537,18 +533,6 @@ def reset_peak() -> bool:
         return True
     except OSError:
         return False
-
-
-def timed(fn: Callable[[Any], Any], items: Iterable[Any]) -> list[float]:
-    ms = []
-    for item in items:
-        started = time.perf_counter()
-        try:
-            fn(item)
-        except EmptyQuery:
-            continue
-        ms.append((time.perf_counter() - started) * 1000)
-    return ms
 
 
 def changed(doc: Document) -> Document:

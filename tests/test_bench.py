@@ -115,3 +115,18 @@ def _parallel_only(bench: bench_main.Bench) -> list[Figure]:
     from bench.floor import parallel_lookups
 
     return [parallel_lookups(bench.url("sqlite", "parallel"), 1, latency=0.02)]
+
+
+def test_the_engine_comparison_at_tiny_sizes(tmp_path):
+    """bench.search_engines (docs/search.md: bm25s fed our analyser against the packed engine) runs end to end
+    and writes every figure it prints; the figures themselves depend on the machine."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "engines.json"
+    done = subprocess.run([sys.executable, "-m", "bench.search_engines", "--tickets", "600", "--sections", "60",
+                           "--updates", "3", "--no-tune", "--json", str(out)], cwd=Path(__file__).resolve().parents[1],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "change one ticket" in done.stdout and "bm25s-repeat" in done.stdout
+    assert json.loads(out.read_text())

@@ -62,7 +62,11 @@ def _reset_postgres(url: str) -> None:
 # Migrating and seeding took 0.5 s a test on SQLite and 1.4-1.7 s on PostgreSQL; a file copy and a CREATE DATABASE
 # from a template take a fraction of that. Tests that ask for `db` (or `postgres_db`) get the seeded copy; the
 # others get an empty database, as before. On PostgreSQL each test works in `<database>_case`, cloned from
-# `<database>_seeded` (the database KITEBASE_TEST_DATABASE_URL names is only used to reach the server).
+# `<database>_seeded` (the database KITEBASE_TEST_DATABASE_URL names is only used to reach the server). Under
+# pytest-xdist each worker has its own pair (`<database>_seeded_gw0`, `<database>_case_gw0`, ...).
+
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_SUFFIX = f"_{_WORKER}" if _WORKER else ""
 
 def _seeds(request: pytest.FixtureRequest) -> bool:
     return bool({"db", "postgres_db"} & set(request.fixturenames))
@@ -97,7 +101,7 @@ def _postgres_template() -> str | None:
     url = _postgres_url()
     if url is None:
         return None
-    template = f"{make_url(url).database}_seeded"
+    template = f"{make_url(url).database}_seeded{_SUFFIX}"
     engine = _admin(url)
     try:
         with engine.connect() as conn:
@@ -111,7 +115,7 @@ def _postgres_template() -> str | None:
 
 def _fresh_postgres(url: str, template: str) -> str:
     """`<database>_case`, dropped (whoever is still connected) and created anew from `template`."""
-    case = _with_database(url, f"{make_url(url).database}_case")
+    case = _with_database(url, f"{make_url(url).database}_case{_SUFFIX}")
     engine = _admin(url)
     try:
         with engine.connect() as conn:

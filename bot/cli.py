@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
 from bot.agent.replay import timeline
+from bot.cli_desk import add_desk_commands
 from bot.cli_output import one_line
 from bot.cli_reports import add_report_commands
 from bot.cli_run import (
@@ -31,6 +32,7 @@ from bot.cli_run import (
 from bot.config import Settings
 from bot.db.models import Run, Step
 from bot.db.open import DatabaseUnusable
+from bot.desk import DeskError
 from bot.redact import redact
 from bot.runs import BadInput
 from bot.runs.reports import queries
@@ -66,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DatabaseUnusable as exc:
         print(redact(f"kitebase: {exc}"), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except DeskError as exc:  # the desk refused or could not be reached: its sentence says what to do
+        print(redact(f"kitebase: {exc}"), file=sys.stderr)
+        return EXIT_STOPPED
     except SQLAlchemyError as exc:  # the database failed mid-command: one line; the traceback with -v
         logger.debug("database error", exc_info=True)
         line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
@@ -153,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     db.set_defaults(handler=cmd_db)
 
     add_report_commands(sub)
+    add_desk_commands(sub)
 
     sweep = sub.add_parser("sweep", help="run every timer once, now (for operators, cron and tests)")
     sweep.add_argument("--json", action="store_true")

@@ -7,15 +7,16 @@ import json
 import sys
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from bot.agent.replay import source_lines
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
-from bot.db.models import Approval, Run, id_of
+from bot.db.models import Approval, DeskWrite, Run, id_of
 from bot.db.open import open_database
 from bot.redact import redact
 from bot.runs import BadInput
+from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.processes import Liveness
 from bot.runs.lifecycle import citations
 from bot.runs.lifecycle.service import RunService
@@ -46,10 +47,30 @@ def drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) 
     """Continue the run, answering approvals as --approve says, until it ends or waits. This process beats
     while it works, so if it is killed `kitebase serve` (or `kitebase sweep`) takes the run over in seconds."""
     liveness = Liveness(service.db, service.owner, "cli").start()
+    desk_sender = start_sender(service.db, service.settings)
     try:
-        return _drive(service, run_id, args, out)
+        code = _drive(service, run_id, args, out)
+        if desk_sender is not None:
+            report_desk_writes(desk_sender, service, run_id, out)
+        return code
     finally:
+        if desk_sender is not None:
+            desk_sender.stop()
         liveness.stop()
+
+
+def report_desk_writes(sender: Any, service: RunService, run_id: int, out: Any, timeout: float = 60.0) -> None:
+    """Before the process exits: the run's writes reach the desk (or say why not)."""
+    if not sender.drain(timeout):
+        print("\nSome desk writes are still waiting (Zendesk slow or rate limiting); a running `kitebase serve` "
+              "or `worker`, or the next `kitebase run`, sends them. `kitebase desk status` shows them.", file=out)
+    with service.db.session() as session:
+        rows = session.exec(select(DeskWrite).where(DeskWrite.run_id == run_id).order_by(col(DeskWrite.id))).all()
+    for row in rows:
+        what = "public reply" if row.kind == "reply" else "internal note" if row.body else "ticket change"
+        state = {"sent": f"posted (comment {row.comment_id})" if row.comment_id else "done",
+                 "failed": f"FAILED: {row.last_error}"}.get(row.status, f"{row.status}: {row.last_error or 'waiting'}")
+        print(f"Zendesk ticket {row.ticket_id}: {what} {state}", file=out)
 
 
 def _drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) -> int:

@@ -46,6 +46,17 @@ class Settings(BaseSettings):
     )
     max_goal_chars: int = Field(4000, ge=20, validation_alias="KITEBASE_MAX_GOAL_CHARS")
 
+    # The desk (bot/desk): the embedded one (our tables, loaded from data_dir) or a Zendesk account
+    desk: Literal["embedded", "zendesk"] = Field("embedded", validation_alias="KITEBASE_DESK")
+    zendesk_url: str | None = Field(None, validation_alias="ZENDESK_URL")  # https://acme.zendesk.com (any base URL)
+    zendesk_email: str | None = Field(None, validation_alias="ZENDESK_EMAIL")
+    zendesk_api_token: SecretStr | None = Field(None, validation_alias="ZENDESK_API_TOKEN")
+    zendesk_oauth_token: SecretStr | None = Field(None, validation_alias="ZENDESK_OAUTH_TOKEN")
+    zendesk_webhook_secret: SecretStr | None = Field(None, validation_alias="ZENDESK_WEBHOOK_SECRET")
+    zendesk_sync_since_seconds: float = Field(730 * 86400, gt=0, validation_alias="ZENDESK_SYNC_SINCE")  # 24 months
+    zendesk_poll_seconds: float = Field(120.0, gt=0, validation_alias="ZENDESK_POLL_SECONDS")
+    zendesk_timeout_seconds: float = Field(20.0, gt=0, validation_alias="ZENDESK_TIMEOUT_SECONDS")
+
     # Step log (JSON lines); empty means: only the database
     step_log_path: Path | None = Field(None, validation_alias="KITEBASE_STEP_LOG")
 
@@ -96,7 +107,8 @@ class Settings(BaseSettings):
             return frozenset(part.strip() for part in value.replace(" ", ",").split(",") if part.strip())
         return value
 
-    @field_validator("approval_ttl_seconds", "approval_remind_after_seconds", mode="before")
+    @field_validator("approval_ttl_seconds", "approval_remind_after_seconds", "zendesk_sync_since_seconds",
+                     "zendesk_poll_seconds", mode="before")
     @classmethod
     def _parse_duration(cls, value: object) -> object:
         """Accept plain seconds or a duration such as '90m', '24h', '2d'."""
@@ -112,7 +124,7 @@ class Settings(BaseSettings):
                              "after the draft expired would never go out)")
         return self
 
-    @field_validator("help_center_url", mode="before")
+    @field_validator("help_center_url", "zendesk_url", mode="before")
     @classmethod
     def _no_trailing_slash(cls, value: object) -> object:
         if isinstance(value, str):
@@ -123,7 +135,18 @@ class Settings(BaseSettings):
     def _register_secrets(self) -> Settings:
         """Every secret setting is cut from whatever leaves the process (bot/redact.py)."""
         register(*(v.get_secret_value() for v in (self.anthropic_api_key, self.slack_bot_token,
-                                                   self.slack_signing_secret, self.slack_app_token) if v))
+                                                   self.slack_signing_secret, self.slack_app_token,
+                                                   self.zendesk_api_token, self.zendesk_oauth_token,
+                                                   self.zendesk_webhook_secret) if v))
+        return self
+
+    @model_validator(mode="after")
+    def _zendesk_needs_an_account(self) -> Settings:
+        if self.desk == "zendesk" and not self.zendesk_url:
+            raise ValueError("KITEBASE_DESK=zendesk needs ZENDESK_URL (the account's address, e.g. "
+                             "https://acme.zendesk.com)")
+        if self.desk == "zendesk" and not (self.zendesk_oauth_token or (self.zendesk_email and self.zendesk_api_token)):
+            raise ValueError("KITEBASE_DESK=zendesk needs ZENDESK_EMAIL and ZENDESK_API_TOKEN (or ZENDESK_OAUTH_TOKEN)")
         return self
 
     @model_validator(mode="after")

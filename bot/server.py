@@ -42,6 +42,8 @@ def make_wsgi(app: App, ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
     def wsgi(environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == "/healthz":
             return _health(db, start_response)
+        if environ.get("PATH_INFO") == "/zendesk/webhook" and environ.get("REQUEST_METHOD") == "POST":
+            return _zendesk_webhook(ctx, environ, start_response)
         if environ.get("PATH_INFO") == "/slack/events" and environ.get("REQUEST_METHOD") == "POST":
             body = _read(environ)
             if body is None:
@@ -56,6 +58,20 @@ def make_wsgi(app: App, ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
         return slack(environ, start_response)
 
     return traced_wsgi(wsgi)  # with tracing, a span per Slack request (else `wsgi` itself)
+
+
+def _zendesk_webhook(ctx: SlackContext, environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
+    """Zendesk says tickets changed: signature and timestamp checked (else 401, nothing changes), answered at
+    once, the named tickets read through the API in the background (bot/runs/execution/desk_work.py)."""
+    from bot.runs.execution.desk_work import webhook
+
+    body = _read(environ)
+    if body is None:
+        return _json(start_response, "413 Payload Too Large", {"ok": False, "error": "request too large"})
+    headers = {key[5:].replace("_", "-").lower(): str(value) for key, value in environ.items()
+               if key.startswith("HTTP_")}
+    status, answer = webhook(ctx.db, ctx.settings, headers, body)
+    return _json(start_response, status, answer)
 
 
 def _read(environ: dict[str, Any]) -> bytes | None:
@@ -150,9 +166,11 @@ class Background:
                                          client=self.sender.client)
 
     def start(self) -> None:
+        from bot.runs.execution.desk_work import start_sender
         from bot.runs.execution.sweeps import recover
 
         self.sender.start()
+        self.desk_sender = start_sender(self.ctx.db, self.ctx.settings)
         self.scheduler.start()
         for approver in sorted(a for a in self.ctx.settings.approvers if a.startswith(("U", "W"))):
             self.ctx.service.home_opened(approver)  # their App Home shows the drafts waiting for them
@@ -162,3 +180,5 @@ class Background:
         self.scheduler.shutdown(wait=False)
         self.ctx.dispatch.shutdown()
         self.sender.stop()
+        if getattr(self, "desk_sender", None) is not None:
+            self.desk_sender.stop()

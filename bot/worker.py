@@ -14,6 +14,7 @@ from bot import heap
 from bot.config import Settings
 from bot.db.models import utcnow
 from bot.db.open import open_database
+from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.dispatch import Continuations
 from bot.runs.execution.processes import Liveness
 from bot.runs.execution.sweeps import recover
@@ -57,6 +58,7 @@ def run_worker(settings: Settings) -> int:
             continuations.abandon(run_id)
             raise
 
+    desk_sender = start_sender(db, settings)  # Zendesk: this worker sends desk writes too (one at a time each)
     dispatcher = QueueDispatcher(settings)
     scheduler = build_scheduler(settings, service, dispatcher, groups=groups,
                                 client=sender.client if sender else None)
@@ -75,6 +77,8 @@ def run_worker(settings: Settings) -> int:
         dispatcher.shutdown()
         if sender is not None:
             sender.stop()
+        if desk_sender is not None:
+            desk_sender.stop()
         liveness.stop()
     return 0
 

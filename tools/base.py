@@ -12,6 +12,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.desk import Desk, DeskError, open_desk
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +28,11 @@ class ToolContext:
     run_id: int | None = None
     tool_use_id: str | None = None
     actor: str | None = None  # the person who approved a gated call, if any
+    desk: Desk = field(default=None)  # type: ignore[assignment]  # the configured desk when not given
+
+    def __post_init__(self) -> None:
+        if self.desk is None:
+            object.__setattr__(self, "desk", open_desk(self.settings, self.db))
 
 
 @dataclass(frozen=True)
@@ -115,7 +121,7 @@ def execute(registry: dict[str, Tool], ctx: ToolContext, name: str, args: Any) -
             "Fix the arguments and call the tool again.", is_error=True)
     try:
         result = tool.fn(ctx, **args)
-    except ToolError as exc:
+    except (ToolError, DeskError) as exc:
         result = ToolResult(str(exc), is_error=True)
     except SQLAlchemyError:
         logger.exception("database error in tool %s", name)

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from bot import search
-from bot.db.models import HelpSection, get_or_raise
-from tools.base import Tool, ToolContext, ToolError, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 
 
 def search_help(ctx: ToolContext, query: str, limit: int = 2) -> ToolResult:
-    with ctx.db.session() as session:
-        try:
-            found = search.search_help(session, query, limit=limit)
-        except search.EmptyQuery:
-            raise ToolError("The query has no searchable words. Use a few plain keywords, e.g. 'locked out sso'.") \
-                from None
-        sections = [(get_or_raise(session, HelpSection, hit.id), hit) for hit in found]
+    sections = ctx.desk.search_help(query, limit)
     if not sections:
         return ToolResult(f"No help-center sections match {' '.join(query.split())[:80]!r}. Try other words.", [])
     hits = [{"id": s.id, "heading": s.heading, "article": s.article_title, "body": s.body, "matched": hit.matched,

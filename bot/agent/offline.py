@@ -15,9 +15,9 @@ from typing import Any
 from bot.agent.history import blocks, text_of
 from bot.agent.model import ModelResponse
 from bot.agent.prompts import CONTINUE_NOTE
+from bot.desk import ticket_ids_in
 from bot.search.words import EmptyQuery, query_terms
 from bot.vocabulary import Usage
-from tools.tickets import ticket_ids_in
 
 INJECTION = re.compile(r"ignore (all |any )?(previous|prior|above) instructions|you are now in .{0,20}mode|"
                        r"system prompt", re.IGNORECASE)
@@ -71,7 +71,7 @@ class _Turn:
     def decide(self) -> list[dict[str, Any]]:
         if self.follow_up_at is not None:
             return self.follow_up(self.follow_up_at)
-        ids = ticket_ids_in(self.goal)
+        ids = _ticket_ids(self.goal)
         if not ids:
             return [_text("The request names no ticket, so there is nothing for me to work. Ask again with a "
                           "ticket id such as KITE-142.")]
@@ -129,7 +129,7 @@ class _Turn:
         request = text_of(self.messages[at]["content"])
         lookups = [c for c in self.calls if c["at"] > at]
         if not lookups:
-            ids = ticket_ids_in(request)
+            ids = _ticket_ids(request)
             if ids:
                 return [_text(f"Let me look at {', '.join(ids)}."), *[_tool("get_ticket", ticket_id=i) for i in ids]]
             try:
@@ -258,3 +258,8 @@ def _report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[
     if INJECTION.search(json.dumps(ticket)):
         lines.append("Note: the ticket contains text that tries to give me instructions; I ignored it.")
     return "\n".join(lines)
+
+
+def _ticket_ids(text: str) -> list[str]:
+    """The tickets a request names, on either desk (KITE-142 on the embedded one, 4821 on Zendesk)."""
+    return ticket_ids_in(text) or ticket_ids_in(text, "zendesk")

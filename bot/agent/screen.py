@@ -30,10 +30,10 @@ class Screen:
         tool = self.registry.get(name)
         if tool is None or not isinstance(args, dict) or tool.argument_problems(args):
             return None  # execute() answers with the precise error; no person needs to see it
-        other_ticket = self._other_ticket(state, tool, args)
+        other_ticket = self._other_ticket(state, tool, args, ctx.settings.desk)
         if name not in self.approval_tools and not other_ticket:
             return None
-        resolved = self._resolved(args)
+        resolved = self._resolved(args, ctx.settings.desk)
         if isinstance(resolved, ToolResult):
             return resolved
         if tool.preflight is not None:
@@ -58,20 +58,20 @@ class Screen:
         return None
 
     @staticmethod
-    def _other_ticket(state: RunState, tool: Tool, args: dict[str, Any]) -> bool:
+    def _other_ticket(state: RunState, tool: Tool, args: dict[str, Any], kind: str) -> bool:
         """A write to a ticket the run was not started for (e.g. an instruction planted in a ticket)."""
         if tool.read_only or "ticket_id" not in args or not state.ticket_id:
             return False
         try:
-            return normalise_ticket_id(str(args["ticket_id"])) != state.ticket_id
+            return normalise_ticket_id(str(args["ticket_id"]), kind) != state.ticket_id
         except ToolError:
             return False  # not a ticket id at all: execute() says so
 
     @staticmethod
-    def _resolved(args: dict[str, Any]) -> Any:
+    def _resolved(args: dict[str, Any], kind: str) -> Any:
         if "ticket_id" not in args:
             return dict(args)
         try:
-            return {**args, "ticket_id": normalise_ticket_id(str(args["ticket_id"]))}
+            return {**args, "ticket_id": normalise_ticket_id(str(args["ticket_id"]), kind)}
         except ToolError as exc:
             return ToolResult(str(exc), is_error=True)

@@ -129,6 +129,7 @@ class HelpSection(SQLModel, table=True):
     number: int
     heading: str
     body: str = Field(sa_column=Column(Text, nullable=False))
+    url: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # the customer's link (Zendesk)
 
 
 _LIVE_SQL = text("status IN (" + ", ".join(f"'{status}'" for status in LIVE) + ")")  # a partial index's condition
@@ -347,3 +348,43 @@ class DeskChange(SQLModel, table=True):
 
     kind: str = Field(primary_key=True, max_length=16)  # ticket | help
     version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+
+
+class DeskSync(SQLModel, table=True):
+    """How far the mirror of a real desk has got: the Incremental Ticket Export's cursor, stored with the page
+    it led to (bot/desk/zendesk/sync.py)."""
+
+    __tablename__ = "desk_sync"
+
+    name: str = Field(primary_key=True, max_length=32)  # tickets
+    cursor: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    synced_at: datetime | None = None
+    pages: int = 0
+    tickets: int = 0
+
+
+class DeskWrite(SQLModel, table=True):
+    """A write to a real desk (a public reply, an internal note, a status or assignee change), recorded with the
+    tool call that decides it and sent exactly once by the desk's sender (bot/desk/zendesk/writes.py)."""
+
+    __tablename__ = "desk_write"
+    __table_args__ = (Index("ix_desk_write_due", "status", "next_attempt_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str | None = Field(default=None, max_length=200, unique=True)  # "<run id>:<tool_use id>"
+    ticket_id: str = Field(max_length=32, index=True)
+    kind: str = Field(max_length=16)  # reply | update
+    body: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    public: bool = False
+    fields: dict[str, Any] | None = json_column()  # status, assignee_id
+    run_id: int | None = Field(default=None, index=True)
+    tool_use_id: str | None = Field(default=None, max_length=128)
+    status: str = Field(default="pending", max_length=16)  # pending | sending | unknown | sent | failed
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow)
+    claimed_until: datetime | None = None
+    first_tried_at: datetime | None = None
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    comment_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    sent_at: datetime | None = None

@@ -29,7 +29,8 @@ def open_database(settings: Settings) -> Database:
                                "use sqlite:///path/to/kitebase.db or postgresql+psycopg://user@host/db") from None
     try:
         create_schema(db.engine)
-        seed_desk(db, settings.data_dir)
+        if settings.desk == "embedded":  # a real desk fills its mirror by syncing (`kitebase desk sync`)
+            seed_desk(db, settings.data_dir)
         _check_writable(db)
     except OperationalError as exc:
         raise DatabaseUnusable(f"DATABASE_URL={shown}: {_explain(exc)}") from None

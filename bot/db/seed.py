@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
 from bot.db.engine import Database
-from bot.db.models import Customer, HelpSection, Ticket, TicketMessage
+from bot.db.models import Customer, HelpSection, Ticket, TicketMessage, table_of
 
 logger = logging.getLogger(__name__)
 
@@ -59,9 +60,15 @@ def _load(session: Session, data_dir: Path) -> None:
         session.flush()
         for message in messages:
             session.add(TicketMessage(ticket_id=ticket.id, **{**message, "created_at": _ts(message["created_at"])}))
-    for path in sorted((data_dir / "help").glob("*.md")):
-        for section in parse_article(path.stem, path.read_text(encoding="utf-8")):
-            session.add(section)
+    # the columns kb_data/ has (no customer link: the embedded desk builds it from KITEBASE_HELP_CENTER_URL)
+    sections = [{name: getattr(section, name) for name in _SECTION_COLUMNS}
+                for path in sorted((data_dir / "help").glob("*.md"))
+                for section in parse_article(path.stem, path.read_text(encoding="utf-8"))]
+    if sections:
+        session.execute(insert(table_of(HelpSection)), sections)
+
+
+_SECTION_COLUMNS = ("id", "article", "article_title", "number", "heading", "body")
 
 
 def parse_article(slug: str, markdown: str) -> list[HelpSection]:

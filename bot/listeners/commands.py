@@ -7,13 +7,13 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
+from bot.desk import ticket_ids_in
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs.intake.record import Request
 from bot.runs.reports import for_slack
 from bot.slack_ui.limits import escape
 from bot.slack_ui.queue import build_queue_message
-from tools import ticket_ids_in
 
 logger = logging.getLogger(__name__)
 USAGE = ("Try `/kitebase handle KITE-142, and tell me if other customers have hit the same problem`, "
@@ -37,7 +37,7 @@ def register(app: App, ctx: SlackContext) -> None:
 
 
 def _status(ctx: SlackContext, text: str) -> str:
-    ids = ticket_ids_in(text)
+    ids = ticket_ids_in(text, ctx.settings.desk)
     if not ids:
         return "Which ticket? e.g. `/kitebase status KITE-142`"
     run = for_slack.ticket_status(ctx.db, ids[0])

@@ -47,6 +47,11 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
         "daily digest of the open queue to KITEBASE_ESCALATION_CHANNEL")
     add(lambda: _forget(service, clock()), IntervalTrigger(hours=6), "forget-processes",
         "drop heartbeat rows of processes gone for a day")
+    if settings.desk == "zendesk":
+        from bot.runs.execution.desk_work import poll
+
+        add(lambda: poll(service.db, settings), IntervalTrigger(seconds=settings.zendesk_poll_seconds),
+            "zendesk-poll", "mirror what changed in Zendesk since the last pass (what webhooks missed)")
     watched = watched_groups(settings)
     if groups is not None and client is not None and watched:
         add(lambda: groups.refresh(client, watched), IntervalTrigger(seconds=60), "refresh-groups",

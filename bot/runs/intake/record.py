@@ -61,7 +61,7 @@ def strip_mentions(text: str) -> str:
     return " ".join(MENTION.sub(" ", text or "").split())
 
 
-def record(db: Database, request: Request, *, model: str, max_goal_chars: int) -> Intake:
+def record(db: Database, request: Request, *, model: str, max_goal_chars: int, desk: str = "embedded") -> Intake:
     """Record the request; the caller acknowledges Slack after this returns and dispatches `run_id`.
 
     The first attempt counts on the database's one-live-run-per-ticket index rather than looking first;
@@ -72,7 +72,8 @@ def record(db: Database, request: Request, *, model: str, max_goal_chars: int) -
             with db.session() as session:
                 if not _claim(session, request.key):
                     return Intake(duplicate=True)
-                return _record(session, request, model=model, max_goal_chars=max_goal_chars, look_first=attempt > 0)
+                return _record(session, request, model=model, max_goal_chars=max_goal_chars, look_first=attempt > 0,
+                               desk=desk)
         except IntegrityError:
             if attempt == ATTEMPTS - 1:
                 raise
@@ -87,7 +88,8 @@ def _claim(session: Session, key: str) -> bool:
                          conflict=("key",), returning="key") is not None
 
 
-def _record(session: Session, request: Request, *, model: str, max_goal_chars: int, look_first: bool) -> Intake:
+def _record(session: Session, request: Request, *, model: str, max_goal_chars: int, look_first: bool,
+            desk: str = "embedded") -> Intake:
     goal = strip_mentions(clean_text(request.text))
     if request.thread_ts and request.thread_ts != request.ts:
         run = session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
@@ -95,7 +97,7 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
         if run is not None:
             return _follow_up(session, run, goal, request)
     try:
-        ticket_id = goal_ticket(goal, max_goal_chars)
+        ticket_id = goal_ticket(goal, max_goal_chars, desk)
     except BadInput as exc:
         return _tell(session, request, str(exc))
     if look_first:
@@ -107,7 +109,7 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
     run_id = insert_run(session, goal=goal, ticket_id=ticket_id, model=model, started_by=request.user, origin=origin,
                         thread_key=f"{request.channel}:{request.reply_ts}" if request.reply_ts else None)
     if run_id is None:
-        return _tell(session, request, no_such_ticket(ticket_id))
+        return _tell(session, request, no_such_ticket(ticket_id, desk))
     new = outbox.NewRun(id=run_id, ticket_id=ticket_id, model=model, origin=origin)
     if request.ts is None:
         outbox.request(session, new, goal)

@@ -10,12 +10,12 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from bot.db.models import Run, Ticket, table_of
+from bot.desk.ids import EXAMPLE, ticket_ids_in
 from bot.runs import BadInput
 from bot.vocabulary import LIVE
-from tools import ticket_ids_in
 
 _TICKETS = table_of(Ticket)
-_TICKET_EXISTS = core_select(_TICKETS.c.id).where(_TICKETS.c.id == bindparam("id"))
+_TICKET_EXISTS = core_select(_TICKETS.c.id, _TICKETS.c.status).where(_TICKETS.c.id == bindparam("id"))
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -27,29 +27,36 @@ def clean_text(text: str | None) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-def check_goal(session: Session, goal: str, max_chars: int) -> str:
+def check_goal(session: Session, goal: str, max_chars: int, kind: str = "embedded") -> str:
     """The ticket a request is about, or BadInput saying what is wrong with the request."""
-    ticket_id = goal_ticket(goal, max_chars)
-    if session.connection().execute(_TICKET_EXISTS, {"id": ticket_id}).first() is None:
-        raise BadInput(no_such_ticket(ticket_id))
+    ticket_id = goal_ticket(goal, max_chars, kind)
+    row = session.connection().execute(_TICKET_EXISTS, {"id": ticket_id}).first()
+    if row is None:
+        raise BadInput(no_such_ticket(ticket_id, kind))
+    if kind == "zendesk" and row.status == "closed":
+        raise BadInput(f"Ticket {ticket_id} is solved or closed in Zendesk, so there is nothing to reply to. "
+                       "Reopen it in Zendesk first if the customer needs an answer.")
     return ticket_id
 
 
-def no_such_ticket(ticket_id: str) -> str:
+def no_such_ticket(ticket_id: str, kind: str = "embedded") -> str:
+    if kind == "zendesk":
+        return (f"There is no ticket {ticket_id} in the Zendesk mirror (it may be new, deleted, or of a brand "
+                "this account cannot read). `kitebase desk sync` brings new tickets in.")
     return (f"There is no ticket {ticket_id}. Ids look like KITE-142; "
             "`kitebase search tickets WORDS` finds one by its words.")
 
 
-def goal_ticket(goal: str, max_chars: int) -> str:
+def goal_ticket(goal: str, max_chars: int, kind: str = "embedded") -> str:
     """The ticket id a request names (not yet checked against the desk), or BadInput."""
     if not goal or not goal.strip():
         raise BadInput('Tell me what to do and which ticket, e.g. "handle KITE-142".')
     if len(goal) > max_chars:
         raise BadInput(f"That request is {len(goal):,} characters; keep it under {max_chars:,} "
                        "(give the ticket id rather than pasting the ticket).")
-    ids = ticket_ids_in(goal)
+    ids = ticket_ids_in(goal, kind)
     if not ids:
-        raise BadInput("I couldn't find a ticket id in that request. Ids look like KITE-142.")
+        raise BadInput(f"I couldn't find a ticket id in that request. Ids look like {EXAMPLE.get(kind, 'KITE-142')}.")
     return ids[0]
 
 

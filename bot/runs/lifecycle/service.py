@@ -77,7 +77,7 @@ class RunService:
     def check_goal(self, goal: str) -> str:
         """The ticket a request is about, or BadInput saying what is wrong with the request."""
         with self.db.session() as session:
-            return check_goal(session, clean_text(goal), self.settings.max_goal_chars)
+            return check_goal(session, clean_text(goal), self.settings.max_goal_chars, self.settings.desk)
 
     def start(self, goal: str, *, started_by: str | None = None, origin: dict[str, Any] | None = None) -> int:
         """A queued run for `goal` (the CLI's way in; Slack requests are recorded by bot/runs/intake/record.py)."""
@@ -86,7 +86,7 @@ class RunService:
         thread_key = f"{origin['channel']}:{origin['thread_ts']}" if origin.get("thread_ts") else None
         try:
             with self.db.session() as session:
-                ticket_id = check_goal(session, goal, self.settings.max_goal_chars)
+                ticket_id = check_goal(session, goal, self.settings.max_goal_chars, self.settings.desk)
                 live = live_run(session, ticket_id)
                 if live is not None:
                     raise BadInput(live_run_sentence(live))

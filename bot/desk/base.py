@@ -1,0 +1,105 @@
+"""What every desk offers the tools and the run layer: tickets with their customer and conversation, help
+sections, searches over the mirror, and the two writes (a reply the customer reads, an internal change)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from bot.search import Hit
+
+
+class DeskError(Exception):
+    """A sentence for whoever asked (the model, a lead): what is wrong and what to do. Shown as is."""
+
+
+class NoSuchTicket(DeskError):
+    pass
+
+
+class DeskUnavailable(DeskError):
+    """The desk could not be reached or answered a failure; trying again later may work."""
+
+
+class DeskRefused(DeskError):
+    """The desk answered that this cannot be done (a closed ticket, no permission, a bad token)."""
+
+
+@dataclass(frozen=True)
+class Customer:
+    id: str
+    name: str
+    plan: str | None = None
+    seats: int | None = None
+    contact_name: str | None = None
+    contact_email: str | None = None
+    sso_provider: str | None = None
+
+
+@dataclass(frozen=True)
+class Message:
+    author: str
+    role: str  # customer | staff | internal
+    at: datetime
+    body: str
+
+
+@dataclass(frozen=True)
+class TicketView:
+    id: str
+    title: str
+    status: str
+    priority: str | None
+    assignee: str | None
+    tags: list[str]
+    created_at: datetime
+    updated_at: datetime
+    customer: Customer | None
+    conversation: list[Message] = field(default_factory=list)
+    link: str | None = None  # where a person opens the ticket (Zendesk's agent page); None on the embedded desk
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str  # the anchor the model cites: account-recovery#2
+    heading: str
+    article_title: str
+    body: str
+    link: str | None  # what the customer can open
+
+
+@dataclass(frozen=True)
+class WriteReceipt:
+    """What a write did: `sent` once the desk holds it, or `queued` when a sender delivers it (Zendesk)."""
+    ticket_id: str
+    state: str  # sent | queued | duplicate
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class Desk(Protocol):
+    """A helpdesk as the agent sees it. Searches run over our mirror of the desk (bot/search); reads of one
+    ticket go to the desk itself; writes reach the customer exactly once."""
+
+    kind: str  # embedded | zendesk
+    statuses: tuple[str, ...]  # the statuses update_ticket may set
+
+    def ticket_ids_in(self, text: str) -> list[str]: ...
+
+    def normalise_ticket_id(self, raw: str) -> str: ...
+
+    def ticket(self, ticket_id: str) -> TicketView: ...
+
+    def search_help(self, query: str, limit: int) -> list[tuple[Section, Hit]]: ...
+
+    def search_tickets(self, query: str, *, limit: int, status: str | None, exclude: str | None,
+                       like: str | None) -> list[dict[str, Any]]: ...
+
+    def check_reply(self, ticket_id: str, message: str) -> None: ...
+
+    def reply(self, ticket_id: str, message: str, *, run_id: int | None, tool_use_id: str | None) -> WriteReceipt: ...
+
+    def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
+               run_id: int | None, tool_use_id: str | None) -> WriteReceipt: ...
+
+    def customer_text(self, message: str) -> str: ...

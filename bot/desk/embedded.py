@@ -1,0 +1,115 @@
+"""The embedded desk: tickets, customers and help sections are our own tables, loaded from kb_data/ on first
+start. A reply is a row the customer's conversation shows; nothing leaves the process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import select
+
+from bot import search
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.db.models import Customer as CustomerRow
+from bot.db.models import HelpSection, Ticket, TicketMessage, get_or_raise, utcnow
+from bot.desk import ids, links, mirror
+from bot.desk.base import DeskError, Section, TicketView, WriteReceipt
+
+SUPPORT_AUTHOR = "Kitebase Support"
+AGENT_AUTHOR = "Kitebase agent"
+
+
+class EmbeddedDesk:
+    kind = "embedded"
+    statuses: tuple[str, ...] = ("open", "pending", "closed")
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db, self.settings = db, settings
+
+    # --- ids ---------------------------------------------------------------------------------------------
+    def ticket_ids_in(self, text: str) -> list[str]:
+        return ids.ticket_ids_in(text, self.kind)
+
+    def normalise_ticket_id(self, raw: str) -> str:
+        ticket_id = ids.normalise_ticket_id(raw, self.kind)
+        if ticket_id is None:
+            raise DeskError(f"{raw!r} is not a ticket id. Ids look like KITE-142.")
+        return ticket_id
+
+    # --- reads -------------------------------------------------------------------------------------------
+    def ticket(self, ticket_id: str) -> TicketView:
+        with self.db.session() as session:
+            return mirror.mirrored_ticket(session, self.normalise_ticket_id(ticket_id))
+
+    def search_help(self, query: str, limit: int) -> list[tuple[Section, search.Hit]]:
+        return mirror.search_help(self.db, query, limit, link=self._section_link)
+
+    def search_tickets(self, query: str, *, limit: int, status: str | None, exclude: str | None,
+                       like: str | None) -> list[dict[str, Any]]:
+        return mirror.search_tickets(self.db, query, limit=limit, status=status, exclude=exclude, like=like)
+
+    def _section_link(self, row: HelpSection) -> str | None:
+        return links.embedded_link(self.settings.help_center_url, row)
+
+    def customer_text(self, message: str) -> str:
+        return links.customer_text(self.db, message, self._section_link)
+
+    # --- writes ------------------------------------------------------------------------------------------
+    def check_reply(self, ticket_id: str, message: str) -> None:
+        self.ticket(ticket_id)
+
+    def reply(self, ticket_id: str, message: str, *, run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
+        ticket_id = self.normalise_ticket_id(ticket_id)
+        body = self.customer_text(message.strip())
+        with self.db.session() as session:
+            ticket = session.get(Ticket, ticket_id)
+            if ticket is None:
+                raise mirror.no_such_ticket(ticket_id)
+            customer = get_or_raise(session, CustomerRow, ticket.customer_id)  # a foreign key
+            detail = {"ticket_id": ticket.id, "customer": customer.name}
+            if tool_use_id:
+                sent = session.exec(select(TicketMessage).where(TicketMessage.run_id == run_id,
+                                                                TicketMessage.tool_use_id == tool_use_id)).first()
+                if sent is not None:  # this very call already ran: never send twice
+                    return WriteReceipt(ticket.id, "duplicate", {**detail, "message_id": sent.id})
+            now = utcnow()
+            row = TicketMessage(ticket_id=ticket.id, author=SUPPORT_AUTHOR, role="staff", body=body,
+                                created_at=now, run_id=run_id, tool_use_id=tool_use_id)
+            session.add(row)
+            ticket.updated_at = now
+            session.add(ticket)
+            session.flush()
+            search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
+            return WriteReceipt(ticket.id, "sent", {**detail, "message_id": row.id})
+
+    def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
+               run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
+        ticket_id = self.normalise_ticket_id(ticket_id)
+        with self.db.session() as session:
+            ticket = session.get(Ticket, ticket_id)
+            if ticket is None:
+                raise mirror.no_such_ticket(ticket_id)
+            changes = []
+            if status is not None and status != ticket.status:
+                changes.append(f"status {ticket.status} → {status}")
+                ticket.status = status
+            if assignee is not None:
+                new = assignee.strip() or None
+                if new != ticket.assignee:
+                    changes.append(f"assignee {ticket.assignee or 'unassigned'} → {new or 'unassigned'}")
+                    ticket.assignee = new
+            if note and note.strip():
+                already = tool_use_id and session.exec(
+                    select(TicketMessage).where(TicketMessage.run_id == run_id,
+                                                TicketMessage.tool_use_id == tool_use_id)).first()
+                if not already:
+                    session.add(TicketMessage(ticket_id=ticket.id, author=AGENT_AUTHOR, role="internal",
+                                              body=note.strip(), created_at=utcnow(), run_id=run_id,
+                                              tool_use_id=tool_use_id))
+                changes.append("internal note added")
+            ticket.updated_at = utcnow()
+            session.add(ticket)
+            session.flush()
+            search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
+            return WriteReceipt(ticket.id, "sent", {"ticket_id": ticket.id, "status": ticket.status,
+                                                    "assignee": ticket.assignee, "changes": changes})

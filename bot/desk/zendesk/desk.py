@@ -1,0 +1,187 @@
+"""The Zendesk desk: searches over the mirror, one ticket read live, writes through the desk queue."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from bot import search
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.db.models import HelpSection, Ticket
+from bot.desk import ids, links
+from bot.desk import mirror as shared
+from bot.desk.base import (
+    Customer,
+    DeskError,
+    DeskRefused,
+    Message,
+    NoSuchTicket,
+    Section,
+    TicketView,
+    WriteReceipt,
+)
+from bot.desk.zendesk import mirror, writes
+from bot.desk.zendesk.client import Forbidden, ZendeskClient
+from bot.desk.zendesk.sync import fetch_comments
+
+_clients: dict[tuple[str, str | None], ZendeskClient] = {}
+_senders: dict[int, writes.DeskSender] = {}
+_lock = threading.Lock()
+
+
+def client_for(settings: Settings) -> ZendeskClient:
+    """One client (one connection pool) per account per process."""
+    if not settings.zendesk_url:
+        raise DeskError("KITEBASE_DESK=zendesk needs ZENDESK_URL (the account's address, e.g. "
+                        "https://acme.zendesk.com).")
+    key = (settings.zendesk_url, settings.zendesk_email)
+    with _lock:
+        client = _clients.get(key)
+        if client is None:
+            token = settings.zendesk_api_token.get_secret_value() if settings.zendesk_api_token else None
+            oauth = settings.zendesk_oauth_token.get_secret_value() if settings.zendesk_oauth_token else None
+            client = _clients[key] = ZendeskClient(settings.zendesk_url, email=settings.zendesk_email, token=token,
+                                                   oauth_token=oauth, timeout=settings.zendesk_timeout_seconds)
+        return client
+
+
+def sender_for(db: Database, settings: Settings) -> writes.DeskSender:
+    """The process's sender of desk writes for this database (started on first use)."""
+    client = client_for(settings)
+    with _lock:
+        sender = _senders.get(id(db))
+        if sender is None:
+            sender = _senders[id(db)] = writes.DeskSender(db, client)
+    return sender
+
+
+class ZendeskDesk:
+    kind = "zendesk"
+    statuses: tuple[str, ...] = ("open", "pending", "closed")  # closed is written as Zendesk's "solved" (Zendesk closes it later)
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db, self.settings = db, settings
+        self.client = client_for(settings)
+
+    def ticket_ids_in(self, text: str) -> list[str]:
+        return ids.ticket_ids_in(text, self.kind)
+
+    def normalise_ticket_id(self, raw: str) -> str:
+        ticket_id = ids.normalise_ticket_id(raw, self.kind)
+        if ticket_id is None:
+            raise DeskError(f"{raw!r} is not a Zendesk ticket number. Give it as 4821, #4821 or the ticket's URL.")
+        return ticket_id
+
+    # --- reads ---------------------------------------------------------------------------------------------
+    def ticket(self, ticket_id: str) -> TicketView:
+        """The ticket as Zendesk has it now (the mirror is refreshed with it on the way)."""
+        ticket_id = self.normalise_ticket_id(ticket_id)
+        try:
+            body = self.client.get(f"/api/v2/tickets/{ticket_id}.json", {"include": "users,organizations"})
+        except NoSuchTicket:
+            with self.db.session() as session:
+                mirror.remove_ticket(session, ticket_id)
+            raise NoSuchTicket(f"Zendesk has no ticket {ticket_id} (it may have been deleted). Use search_tickets "
+                               "to find a ticket by its words.") from None
+        except Forbidden:
+            raise DeskRefused(f"This Zendesk account may not read ticket {ticket_id} (another brand or a "
+                              "restricted group). Ask a lead who can see it to handle it.") from None
+        ticket = body["ticket"]
+        if ticket.get("status") == "deleted":
+            raise NoSuchTicket(f"Ticket {ticket_id} was deleted in Zendesk.")
+        users = {u["id"]: u for u in body.get("users") or []}
+        orgs = {o["id"]: o for o in body.get("organizations") or []}
+        comments = fetch_comments(self.client, ticket_id, users)
+        for key in ("requester_id", "assignee_id"):
+            if ticket.get(key) and ticket[key] not in users:
+                users[ticket[key]] = self.client.get(f"/api/v2/users/{ticket[key]}.json")["user"]
+        org_id = ticket.get("organization_id")
+        if org_id and org_id not in orgs:
+            orgs[org_id] = self.client.get(f"/api/v2/organizations/{org_id}.json")["organization"]
+        with self.db.session() as session:
+            mirror.upsert_ticket(session, ticket, comments, users, orgs)
+        requester = users.get(ticket.get("requester_id") or 0) or {}
+        org = orgs.get(org_id or 0) or {}
+        assignee = users.get(ticket.get("assignee_id") or 0) or {}
+        customer = Customer(id=mirror.customer_id(ticket), name=org.get("name") or requester.get("name") or "?",
+                            plan=str((org.get("organization_fields") or {}).get("plan") or "") or None,
+                            contact_name=requester.get("name"), contact_email=requester.get("email"))
+        conversation = []
+        for comment in comments:
+            row = mirror._message(ticket_id, comment, users)
+            conversation.append(Message(author=row.author, role=row.role, at=row.created_at, body=row.body))
+        return TicketView(id=ticket_id, title=ticket.get("subject") or "(no subject)", status=ticket.get("status") or "",
+                          priority=ticket.get("priority"), assignee=assignee.get("name"),
+                          tags=list(ticket.get("tags") or []), created_at=mirror.zendesk_time(ticket.get("created_at")),
+                          updated_at=mirror.zendesk_time(ticket.get("updated_at")), customer=customer,
+                          conversation=conversation, link=self.client.agent_link(ticket_id))
+
+    def search_help(self, query: str, limit: int) -> list[tuple[Section, search.Hit]]:
+        return shared.search_help(self.db, query, limit, link=_section_link)
+
+    def search_tickets(self, query: str, *, limit: int, status: str | None, exclude: str | None,
+                       like: str | None) -> list[dict[str, Any]]:
+        if like:
+            self._ensure_mirrored(like)
+        return shared.search_tickets(self.db, query, limit=limit, status=status, exclude=exclude, like=like,
+                                     example="4821")
+
+    def _ensure_mirrored(self, ticket_id: str) -> None:
+        with self.db.session() as session:
+            known = session.get(Ticket, ticket_id) is not None
+        if not known:
+            self.ticket(ticket_id)
+
+    def customer_text(self, message: str) -> str:
+        return links.customer_text(self.db, message, _section_link)
+
+    # --- writes --------------------------------------------------------------------------------------------
+    def check_reply(self, ticket_id: str, message: str) -> None:
+        ticket = self.ticket(ticket_id)
+        if ticket.status == "closed":
+            raise DeskRefused(f"Ticket {ticket.id} is closed in Zendesk, and a closed ticket cannot be updated. "
+                              "Create a follow-up ticket in Zendesk instead.")
+
+    def reply(self, ticket_id: str, message: str, *, run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
+        ticket_id = self.normalise_ticket_id(ticket_id)
+        return self._queue(ticket_id, "reply", self.customer_text(message.strip()), True, {}, run_id, tool_use_id)
+
+    def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
+               run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
+        ticket_id = self.normalise_ticket_id(ticket_id)
+        fields: dict[str, Any] = {}
+        changes = []
+        if status is not None:
+            fields["status"] = status
+            changes.append(f"status → {writes.ZENDESK_STATUS.get(status, status)}")
+        if assignee is not None:
+            handle = assignee.strip()
+            if handle and not handle.isdigit():
+                raise DeskError("On Zendesk give the assignee as their Zendesk user id (a number), or an empty "
+                                "string to unassign.")
+            fields["assignee_id"] = int(handle) if handle else None
+            changes.append(f"assignee → {handle or 'unassigned'}")
+        body = note.strip() if note and note.strip() else None
+        if body:
+            changes.append("internal note added")
+        receipt = self._queue(ticket_id, "update", body, False, fields, run_id, tool_use_id)
+        return WriteReceipt(ticket_id, receipt.state, {**receipt.detail, "changes": changes})
+
+    def _queue(self, ticket_id: str, kind: str, body: str | None, public: bool, fields: dict[str, Any],
+               run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
+        with self.db.session() as session:
+            if session.get(Ticket, ticket_id) is None:
+                self._ensure_mirrored(ticket_id)
+            row, created = writes.record(session, ticket_id=ticket_id, kind=kind, body=body, public=public,
+                                         fields=fields, run_id=run_id, tool_use_id=tool_use_id)
+            write_id, status = row.id, row.status
+        running = _senders.get(id(self.db))
+        if running is not None:  # this process sends desk writes (serve, worker, kitebase run): at once
+            running.nudge()
+        return WriteReceipt(ticket_id, "queued" if created else "duplicate",
+                            {"ticket_id": ticket_id, "write_id": write_id, "status": status})
+
+
+def _section_link(row: HelpSection) -> str | None:
+    return row.url

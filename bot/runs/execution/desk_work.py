@@ -1,0 +1,101 @@
+"""A real desk's background work in a process: its sender of writes, its periodic sync, and what a refused
+write becomes (an escalation that says what to fix, with the approved text kept)."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from bot import outbox
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.db.models import Delivery, DeskWrite, Run, utcnow
+from bot.runs.lifecycle.checkpoint import open_escalation
+from bot.vocabulary import StopKind
+
+logger = logging.getLogger(__name__)
+
+
+def start_sender(db: Database, settings: Settings) -> Any:
+    """The process's desk sender, started, reporting refused writes to the queue; None on the embedded desk
+    (its writes are rows in the same transaction as the tool call)."""
+    if settings.desk != "zendesk":
+        return None
+    from bot.desk.zendesk.desk import sender_for
+
+    sender = sender_for(db, settings)
+    sender.on_failed = lambda write, why: write_failed(db, settings, write, why)
+    return sender.start()
+
+
+def poll(db: Database, settings: Settings) -> None:
+    """One incremental pass of the Zendesk sync (the timer's job; webhooks are faster, this catches misses)."""
+    from bot.desk.zendesk import sync
+    from bot.desk.zendesk.desk import client_for
+
+    report = sync.sync(client_for(settings), db, since_seconds=settings.zendesk_sync_since_seconds)
+    logger.info("zendesk poll: %s", report.line())
+
+
+def write_failed(db: Database, settings: Settings, write: DeskWrite, why: str) -> None:
+    """A write Zendesk refused: the run's thread and the human queue say what happened and what to fix."""
+    what = "approved reply" if write.kind == "reply" else "ticket change"
+    reason = (f"The {what} could not be written to Zendesk ticket {write.ticket_id}: {why} "
+              f"The text is kept (desk write {write.id}); `kitebase desk retry` sends it once this is fixed.")
+    with db.session() as session:
+        run = session.get(Run, write.run_id) if write.run_id else None
+        if run is None:
+            logger.error("%s", reason)
+            return
+        escalation = open_escalation(session, run, kind=StopKind.TOOL_ERROR, reason=reason)
+        session.flush()
+        outbox.queue_post(session, escalation, run, settings.escalation_channel)
+        where = outbox.thread_of(run)
+        if where is not None and where.thread_ts:
+            outbox.notice(session, channel=where.channel, thread_ts=where.thread_ts, text=reason,
+                          key=f"desk-write-failed:{write.id}", run_id=run.id)
+
+
+_fetches = ThreadPoolExecutor(2, thread_name_prefix="zendesk-webhook")
+
+
+def webhook(db: Database, settings: Settings, headers: dict[str, str], body: bytes) -> tuple[str, dict[str, Any]]:
+    """A Zendesk webhook request: (HTTP status, JSON answer). Verified, deduplicated on Zendesk's invocation id,
+    and the tickets it names are fetched in the background (Zendesk wants a fast 2xx)."""
+    from bot.desk.zendesk.webhook import ticket_ids, verified
+
+    secret = settings.zendesk_webhook_secret
+    if settings.desk != "zendesk" or secret is None:
+        return "404 Not Found", {"ok": False, "error": "no Zendesk desk here (KITEBASE_DESK, ZENDESK_WEBHOOK_SECRET)"}
+    if not verified(secret.get_secret_value(), headers, body):
+        logger.warning("zendesk webhook: signature or timestamp refused; nothing changed")
+        return "401 Unauthorized", {"ok": False, "error": "invalid signature"}
+    ids = ticket_ids(body)
+    invocation = headers.get("x-zendesk-webhook-invocation-id")
+    if invocation and not _first_delivery(db, f"zendesk:{invocation}"):
+        return "200 OK", {"ok": True, "duplicate": True}
+    if ids:
+        _fetches.submit(_refresh, db, settings, ids)
+    return "202 Accepted", {"ok": True, "tickets": ids}
+
+
+def _first_delivery(db: Database, key: str) -> bool:
+    try:
+        with db.session() as session:
+            session.add(Delivery(key=key, run_id=None, created_at=utcnow()))
+        return True
+    except IntegrityError:
+        return False
+
+
+def _refresh(db: Database, settings: Settings, ids: list[str]) -> None:
+    from bot.desk.zendesk import sync
+    from bot.desk.zendesk.desk import client_for
+
+    try:
+        sync.refresh_tickets(client_for(settings), db, ids)
+    except Exception:
+        logger.exception("zendesk webhook: could not fetch tickets %s (the next poll will)", ids)

@@ -1,0 +1,1 @@
+"""The Zendesk desk: client, mirror sync, live reads, exactly-once writes, webhooks."""

@@ -99,22 +99,23 @@ def test_a_backfill_mirrors_tickets_customers_and_published_sections_and_search_
 def test_a_sync_killed_mid_page_resumes_without_fetching_a_finished_page_again(zdb, zd, monkeypatch):
     db, settings = zdb
     client = client_for(settings)
-    real = sync.mirror.upsert_ticket
+    real = sync.mirror.upsert_tickets
     calls = {"n": 0}
 
-    def dies_on_the_third_page(*args, **kwargs):  # the process dies half-way through page 3's writes
+    def dies_on_the_third_page(*args, **kwargs):  # page 3's rows are written, then the process dies
         calls["n"] += 1
-        if calls["n"] == 2 * 20 + 7:
+        written = real(*args, **kwargs)
+        if calls["n"] == 3:
             raise SystemExit("killed")
-        return real(*args, **kwargs)
+        return written
 
-    monkeypatch.setattr(sync.mirror, "upsert_ticket", dies_on_the_third_page)
+    monkeypatch.setattr(sync.mirror, "upsert_tickets", dies_on_the_third_page)
     with pytest.raises(SystemExit):
         sync.sync(client, db, since_seconds=5 * YEAR, per_page=20)
     assert count(db, Ticket) == 40, "two whole pages stored, nothing of the third"
     first = export_cursors(zd)
     assert len(first) == 3
-    monkeypatch.setattr(sync.mirror, "upsert_ticket", real)
+    monkeypatch.setattr(sync.mirror, "upsert_tickets", real)
     report = sync.sync(client, db, since_seconds=5 * YEAR, per_page=20)
     assert report.caught_up and count(db, Ticket) == 117
     again = export_cursors(zd)[3:]

@@ -110,7 +110,7 @@ class ZendeskDesk:
         conversation = []
         for comment in comments:
             row = mirror._message(ticket_id, comment, users)
-            conversation.append(Message(author=row.author, role=row.role, at=row.created_at, body=row.body))
+            conversation.append(Message(author=row["author"], role=row["role"], at=row["created_at"], body=row["body"]))
         return TicketView(id=ticket_id, title=ticket.get("subject") or "(no subject)", status=ticket.get("status") or "",
                           priority=ticket.get("priority"), assignee=assignee.get("name"),
                           tags=list(ticket.get("tags") or []), created_at=mirror.zendesk_time(ticket.get("created_at")),

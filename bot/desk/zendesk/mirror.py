@@ -8,13 +8,15 @@ from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, insert, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot import search
-from bot.db.models import Customer, HelpSection, SearchDocument, Ticket, TicketMessage
+from bot.db.models import Customer, HelpSection, SearchDocument, Ticket, TicketMessage, table_of
 from bot.desk.links import heading_anchor
 
+_CUSTOMERS, _TICKETS, _MESSAGES = table_of(Customer), table_of(Ticket), table_of(TicketMessage)
 # Zendesk's six statuses in the three the mirror's search filters know; get_ticket shows Zendesk's own
 STATUS = {"new": "open", "open": "open", "pending": "pending", "hold": "pending", "solved": "closed",
           "closed": "closed"}
@@ -31,52 +33,85 @@ def customer_id(ticket: dict[str, Any]) -> str:
     return f"zd-org-{org}" if org else f"zd-user-{ticket.get('requester_id')}"
 
 
-def upsert_customer(session: Session, ticket: dict[str, Any], users: dict[int, dict[str, Any]],
-                    orgs: dict[int, dict[str, Any]]) -> str:
-    key = customer_id(ticket)
+def _customer(ticket: dict[str, Any], users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]],
+              old: Any) -> dict[str, Any]:
     requester = users.get(ticket.get("requester_id") or 0) or {}
-    org = orgs.get(ticket.get("organization_id") or 0)
-    row = session.get(Customer, key) or Customer(id=key, name="", plan="")
-    fields = (org or {}).get("organization_fields") or {}
-    row.name = (org or {}).get("name") or requester.get("name") or key
-    row.plan = str(fields.get("plan") or row.plan or "")
-    row.contact_name = requester.get("name") or row.contact_name
-    row.contact_email = requester.get("email") or row.contact_email
-    notes = "\n".join(str(part) for part in ((org or {}).get("details"), (org or {}).get("notes")) if part)
-    row.notes = notes or row.notes
-    session.add(row)
-    return key
+    org = orgs.get(ticket.get("organization_id") or 0) or {}
+    fields = org.get("organization_fields") or {}
+    notes = "\n".join(str(part) for part in (org.get("details"), org.get("notes")) if part)
+    key = customer_id(ticket)
+    return {"id": key, "name": org.get("name") or requester.get("name") or (old.name if old else key),
+            "plan": str(fields.get("plan") or (old.plan if old else "") or ""),
+            "contact_name": requester.get("name") or (old.contact_name if old else None),
+            "contact_email": requester.get("email") or (old.contact_email if old else None),
+            "notes": notes or (old.notes if old else None)}
 
 
 def upsert_ticket(session: Session, ticket: dict[str, Any], comments: list[dict[str, Any]],
-                  users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]]) -> None:
-    """The ticket and its whole conversation as Zendesk has them now (messages replaced when they changed, so
-    every search index sees the change: it follows new message rows)."""
-    ticket_id = str(ticket["id"])
-    owner = upsert_customer(session, ticket, users, orgs)
-    row = session.get(Ticket, ticket_id)
-    assignee = users.get(ticket.get("assignee_id") or 0)
-    values: dict[str, Any] = {"customer_id": owner, "title": ticket.get("subject") or ticket.get("raw_subject") or "(no subject)",
-              "status": STATUS.get(ticket.get("status") or "open", "open"), "priority": ticket.get("priority") or "normal",
-              "assignee": (assignee or {}).get("name"), "tags": list(ticket.get("tags") or []),
-              "created_at": zendesk_time(ticket.get("created_at")), "updated_at": zendesk_time(ticket.get("updated_at"))}
-    if row is None:
-        row = Ticket(id=ticket_id, **values)
-    else:
-        for name, value in values.items():
-            setattr(row, name, value)
-    session.add(row)
-    messages = [_message(ticket_id, c, users) for c in comments]
-    stored = session.exec(select(TicketMessage).where(TicketMessage.ticket_id == ticket_id)
-                          .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).all()
-    if [(m.author, m.role, m.body) for m in stored] != [(m.author, m.role, m.body) for m in messages]:
-        session.execute(delete(TicketMessage).where(col(TicketMessage.ticket_id) == ticket_id))
-        session.add_all(messages)
-    session.flush()
-    search.index_ticket(session, ticket_id)
+                  users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]], *, index: bool = True) -> None:
+    """One ticket and its whole conversation as Zendesk has them now (see upsert_tickets)."""
+    upsert_tickets(session, [(ticket, comments)], users, orgs)
+    if index:
+        search.index_ticket(session, str(ticket["id"]))
 
 
-def _message(ticket_id: str, comment: dict[str, Any], users: dict[int, dict[str, Any]]) -> TicketMessage:
+def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+                   users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]]) -> list[str]:
+    """Tickets with their whole conversations as Zendesk has them now, in a few statements per page (a page is
+    a thousand tickets). A ticket's messages are replaced only when they changed, so every search index sees
+    the change (it follows new message rows); the caller stores the analysis (search.index_tickets)."""
+    if not items:
+        return []
+    conn = session.connection()
+    ids = [str(t["id"]) for t, _ in items]
+    keys = sorted({customer_id(t) for t, _ in items})
+    old_customers = {row.id: row for row in conn.execute(sa_select(_CUSTOMERS).where(_CUSTOMERS.c.id.in_(keys)))}
+    customers = {customer_id(t): _customer(t, users, orgs, old_customers.get(customer_id(t))) for t, _ in items}
+    new = [row for key, row in customers.items() if key not in old_customers]
+    if new:
+        conn.execute(insert(_CUSTOMERS), [{**row, "seats": 0} for row in new])
+    for key, row in customers.items():
+        old = old_customers.get(key)
+        if old is not None and any(getattr(old, name) != value for name, value in row.items()):
+            conn.execute(update(_CUSTOMERS).where(_CUSTOMERS.c.id == key).values(**row))
+    known = {row[0] for row in conn.execute(sa_select(_TICKETS.c.id).where(_TICKETS.c.id.in_(ids)))}
+    stored: dict[str, list[tuple[str, str, str]]] = {}
+    for line in conn.execute(sa_select(_MESSAGES.c.ticket_id, _MESSAGES.c.author, _MESSAGES.c.role, _MESSAGES.c.body)
+                             .where(_MESSAGES.c.ticket_id.in_(sorted(known)))
+                             .order_by(_MESSAGES.c.ticket_id, _MESSAGES.c.created_at, _MESSAGES.c.id)):
+        stored.setdefault(line.ticket_id, []).append((line.author, line.role, line.body))
+    fresh: list[dict[str, Any]] = []
+    changed: list[str] = []
+    messages: list[dict[str, Any]] = []
+    for ticket, comments in items:
+        values = _ticket_values(ticket, users)
+        if values["id"] in known:
+            conn.execute(update(_TICKETS).where(_TICKETS.c.id == values["id"]).values(**values))
+        else:
+            fresh.append(values)
+        rows = [_message(values["id"], c, users) for c in comments]
+        if [(m["author"], m["role"], m["body"]) for m in rows] != stored.get(values["id"], []):
+            changed.append(values["id"])
+            messages.extend(rows)
+    if fresh:
+        conn.execute(insert(_TICKETS), fresh)
+    if changed:
+        conn.execute(delete(_MESSAGES).where(_MESSAGES.c.ticket_id.in_(changed)))
+    if messages:
+        conn.execute(insert(_MESSAGES), messages)
+    return ids
+
+
+def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    assignee = users.get(ticket.get("assignee_id") or 0) or {}
+    return {"id": str(ticket["id"]), "customer_id": customer_id(ticket),
+            "title": ticket.get("subject") or ticket.get("raw_subject") or "(no subject)",
+            "status": STATUS.get(ticket.get("status") or "open", "open"), "priority": ticket.get("priority") or "normal",
+            "assignee": assignee.get("name"), "tags": list(ticket.get("tags") or []),
+            "created_at": zendesk_time(ticket.get("created_at")), "updated_at": zendesk_time(ticket.get("updated_at"))}
+
+
+def _message(ticket_id: str, comment: dict[str, Any], users: dict[int, dict[str, Any]]) -> dict[str, Any]:
     author = users.get(comment.get("author_id") or 0) or {}
     if not comment.get("public", True):
         role = "internal"
@@ -85,8 +120,8 @@ def _message(ticket_id: str, comment: dict[str, Any], users: dict[int, dict[str,
     else:
         role = "customer"
     body = comment.get("plain_body") or comment.get("body") or _text(comment.get("html_body") or "")
-    return TicketMessage(ticket_id=ticket_id, author=author.get("name") or f"user {comment.get('author_id')}",
-                         role=role, body=body, created_at=zendesk_time(comment.get("created_at")))
+    return {"ticket_id": ticket_id, "author": author.get("name") or f"user {comment.get('author_id')}", "role": role,
+            "body": body, "created_at": zendesk_time(comment.get("created_at"))}
 
 
 def remove_ticket(session: Session, ticket_id: str) -> bool:

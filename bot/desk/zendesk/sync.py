@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from bot import search
 from bot.db.engine import Database
 from bot.db.models import DeskSync, HelpSection, utcnow
 from bot.desk.base import NoSuchTicket
@@ -79,9 +80,10 @@ def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: boo
             for ticket in tickets:
                 if ticket.get("status") == "deleted":
                     report.deleted += mirror.remove_ticket(session, str(ticket["id"]))
-                elif ticket["id"] in comments:
-                    mirror.upsert_ticket(session, ticket, comments[ticket["id"]], users, orgs)
-                    report.tickets += 1
+            mirrored = mirror.upsert_tickets(session, [(t, comments[t["id"]]) for t in live if t["id"] in comments],
+                                             users, orgs)
+            search.index_tickets(session, mirrored)  # the page's analysis, stored with it
+            report.tickets += len(mirrored)
             _save(session, cursor, len(tickets))
         report.pages += 1
         if body.get("end_of_stream") or not body.get("after_cursor"):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -65,6 +66,7 @@ class DeskSender:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._me: int | None = None
+        self._paused_until = 0.0  # a 429 is the account's: no write is tried until its Retry-After has passed
 
     # --- the loop ------------------------------------------------------------------------------------------
     def start(self) -> DeskSender:
@@ -97,8 +99,10 @@ class DeskSender:
     def deliver_due(self, limit: int = 20) -> int:
         """Deliver what is due now; the number of rows handled."""
         handled = 0
+        if time.monotonic() < self._paused_until:
+            return 0
         for write_id in self._due(limit):
-            if self._stop.is_set():
+            if self._stop.is_set() or time.monotonic() < self._paused_until:
                 break
             if self._claim(write_id):
                 self.deliver(write_id)
@@ -111,7 +115,7 @@ class DeskSender:
         while utcnow() < deadline:
             if not self.deliver_due() and not self.pending():
                 return True
-            if not self._due(1):
+            if not self._due(1) or time.monotonic() < self._paused_until:
                 self._stop.wait(0.2)
         return not self.pending()
 
@@ -149,6 +153,7 @@ class DeskSender:
         try:
             outcome = self._attempt(row)
         except RateLimited as exc:
+            self._paused_until = time.monotonic() + exc.retry_after
             return self._later(row, exc.retry_after, str(exc), status=row.status)
         except Unknown as exc:
             return self._later(row, self._backoff(row), str(exc), status="unknown")

@@ -107,6 +107,28 @@ def backfill(zd: ZendeskServer, url: str) -> dict[str, Any]:
     return {"seconds": round(wall, 1), "line": out.strip(), "peak_rss_mb": round(max(peak, before) / 1024)}
 
 
+MEASURE = """
+import json, resource, sys
+from bot.config import Settings
+from bot.db.engine import Database
+from tools import REGISTRY, ToolContext, execute
+settings = Settings(database_url=sys.argv[1], desk="embedded")
+ctx = ToolContext(db=Database.from_url(sys.argv[1]), settings=settings)
+for query in ("okta sso locked out", "invoice vat"):
+    execute(REGISTRY, ctx, "search_tickets", {"query": query})
+hit = execute(REGISTRY, ctx, "search_tickets", {"query": "okta sso"}).data[0]["id"]
+execute(REGISTRY, ctx, "search_tickets", {"like_ticket_id": hit})
+print(json.dumps({"rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
+"""
+
+
+def searching_memory(url: str) -> dict[str, Any]:
+    """Peak resident memory of a fresh process that searches the mirror (its index loaded): what a `serve`
+    or `worker` holds for the desk. The mirror is read as the embedded desk would (same tables, same index)."""
+    out = subprocess.run([sys.executable, "-c", MEASURE, url], cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def resume(zd: ZendeskServer, url: str, tickets: int) -> dict[str, Any]:
     env = environment(zd, url)
     earlier = len(export_pages(zd))  # the stand-in also served the backfill's pages (with the same cursors)
@@ -203,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--articles", type=int, default=50)
     parser.add_argument("--postgres", help="a scratch PostgreSQL database (wiped)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--only-backfill", action="store_true",
+                        help="the backfill and the memory of a process searching the mirror (for 100,000 tickets)")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"tickets": args.tickets, "articles": args.articles,
                                "database": "postgresql" if args.postgres else "sqlite"}
@@ -211,8 +235,15 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         fill(zd, args.tickets, args.articles)
         print(f"stand-in filled: {args.tickets} tickets, {args.articles} articles ({time.perf_counter() - t:.1f} s)")
-        results["backfill"] = backfill(zd, scratch(args.postgres, "backfill", Path(folder)))
+        url = scratch(args.postgres, "backfill", Path(folder))
+        results["backfill"] = backfill(zd, url)
         print("backfill:", results["backfill"])
+        results["searching_memory"] = searching_memory(url)
+        print("a fresh process searching the mirror:", results["searching_memory"])
+        if args.only_backfill:
+            if args.json:
+                args.json.write_text(json.dumps(results, indent=1))
+            return 0
         results["resume"] = resume(zd, scratch(args.postgres, "resume", Path(folder)), args.tickets)
         print("resume after SIGKILL:", results["resume"])
         url = scratch(args.postgres, "live", Path(folder))

@@ -417,6 +417,7 @@ class ZendeskServer(LocalHTTPServer):
         self._orgs: dict[int, Json] = {}
         self._tickets: dict[int, Json] = {}
         self._comments: dict[int, list[Json]] = {}
+        self._highest_ticket = 0
         self._articles: dict[int, Json] = {}
         self._user_ids = itertools.count(1_000_001)
         self._org_ids = itertools.count(2_000_001)
@@ -951,7 +952,8 @@ class ZendeskServer(LocalHTTPServer):
         if assignee_id is not None and (assignee_id not in self._users
                                         or self._users[assignee_id]["role"] not in AGENT_ROLES):
             raise ValueError(f"assignee {assignee_id} is not an agent")
-        tid = ticket_id if ticket_id is not None else max(self._tickets, default=0) + 1
+        tid = ticket_id if ticket_id is not None else self._highest_ticket + 1  # not max(): 100,000 tickets
+        self._highest_ticket = max(self._highest_ticket, tid)
         if tid in self._tickets:
             raise ValueError(f"ticket {tid} exists already")
         created = self.clock() if at is None else at

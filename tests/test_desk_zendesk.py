@@ -323,3 +323,53 @@ def test_desk_sync_then_handle_4821_leaves_one_reply_and_one_note(zd, tmp_path):
     refused = kitebase("desk", "sync")
     assert refused.returncode != 0 and "ZENDESK_API_TOKEN" in refused.stderr and "wrong" not in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+# --- the same from Slack ----------------------------------------------------------------------------------------
+
+def test_a_mention_in_slack_shows_requester_and_organization_and_approve_posts_one_comment(zdb, zd):
+    from standins.slack_harness import start_harness
+
+    db, settings = synced(zdb)
+    harness, stop = start_harness(settings, db)
+    try:
+        before = len(zd.comments_of(4821))
+        ts, (status, _) = harness.send.mention("handle #4821, and tell me if other customers have hit the same problem")
+        assert status == 200
+        harness.drain()
+        card = harness.approval_card()
+        shown = json.dumps(card["call"]["blocks"])
+        assert "Northwind Studio" in shown and "Requester:* Dana Whitfield" in shown
+        assert f"<{zd.url}/agent/tickets/4821|4821>" in shown, "the card links the ticket in Zendesk"
+        assert len(zd.comments_of(4821)) == before, "nothing reaches Zendesk before the click"
+        for _ in range(2):  # a double click
+            assert harness.send.click("approve_reply", card["value"], message_ts=card["ts"])[0] == 200
+        harness.drain()
+        assert desk_writes.DeskSender(db, client_for(settings)).drain(timeout=30)
+        added = zd.comments_of(4821)[before:]
+        assert [c["public"] for c in added].count(True) == 1, "one public comment"
+        assert "[account-recovery#2]" not in added[0]["body"] and "/hc/en-us/articles/" in added[0]["body"]
+        closed = harness.send.mention("handle 4818")  # solved or closed in Zendesk: a sentence, no run
+        harness.drain()
+        assert closed[1][0] == 200
+        said = [c.get("text") or "" for c in harness.slack.calls_to("chat.postMessage")]
+        assert any("solved or closed in Zendesk" in text for text in said), said[-3:]
+    finally:
+        stop()
+
+
+def test_a_ticket_the_mirror_has_not_seen_yet_is_read_from_zendesk_when_a_run_starts(zdb, zd):
+    from bot.runs import BadInput
+    from bot.runs.lifecycle.service import RunService
+
+    db, settings = synced(zdb)
+    requester = zd.user_by_email("dana.whitfield@example.com")
+    new = zd.add_ticket("Created a moment ago", "Our SSO broke again.", requester["id"])
+    service = RunService(db, settings)
+    run_id = service.start(f"handle #{new}")
+    with db.session() as session:
+        assert session.get(Run, run_id).ticket_id == str(new)
+    with pytest.raises(BadInput, match="Zendesk has no ticket 99999"):
+        service.start("handle 99999")
+    with pytest.raises(BadInput, match="solved or closed in Zendesk"):
+        service.start("handle 4818")

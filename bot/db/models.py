@@ -102,6 +102,7 @@ class Ticket(SQLModel, table=True):
     tags: list[str] | None = json_column()
     created_at: datetime
     updated_at: datetime
+    requester: str | None = None  # a real desk's requester (its customer is their organization)
 
 
 class TicketMessage(SQLModel, table=True):

@@ -55,11 +55,11 @@ def _load(session: Session, data_dir: Path) -> None:
     session.flush()
     for row in json.loads((data_dir / "tickets.json").read_text(encoding="utf-8")):
         messages = row.pop("messages")
-        ticket = Ticket(**{**row, "created_at": _ts(row["created_at"]), "updated_at": _ts(row["updated_at"])})
-        session.add(ticket)
-        session.flush()
+        # kb_data's own columns only (a mirror's requester column is not the embedded desk's)
+        session.execute(insert(table_of(Ticket)), [{**row, "created_at": _ts(row["created_at"]),
+                                                     "updated_at": _ts(row["updated_at"])}])
         for message in messages:
-            session.add(TicketMessage(ticket_id=ticket.id, **{**message, "created_at": _ts(message["created_at"])}))
+            session.add(TicketMessage(ticket_id=row["id"], **{**message, "created_at": _ts(message["created_at"])}))
     # the columns kb_data/ has (no customer link: the embedded desk builds it from KITEBASE_HELP_CENTER_URL)
     sections = [{name: getattr(section, name) for name in _SECTION_COLUMNS}
                 for path in sorted((data_dir / "help").glob("*.md"))

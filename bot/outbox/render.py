@@ -96,7 +96,10 @@ class Renderer:
         if approval is None:
             return None
         common = {"tool": approval["tool"], "target": approval["target"], "run_ticket": approval["run_ticket"],
-                  "sources": approval.get("sources"), "help_url": self.settings.help_center_url}
+                  "sources": approval.get("sources"), "help_url": self.settings.help_center_url,
+                  # a real desk's ticket page ("{id}" filled in by the card)
+                  "ticket_url": f"{self.settings.zendesk_url}/agent/tickets/{{id}}"
+                  if self.settings.desk == "zendesk" and self.settings.zendesk_url else None}
         if approval["status"] == ApprovalStatus.PENDING:
             text, blocks = cards.build_approval_request(
                 approval_id=approval["id"], fingerprint=approval["fingerprint"], arguments=approval["input"],

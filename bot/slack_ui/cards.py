@@ -49,12 +49,15 @@ def _recipient(tool: str, arguments: dict[str, Any], target: dict[str, Any] | No
 
 
 def _ticket_lines(arguments: dict[str, Any], target: dict[str, Any] | None,
-                  run_ticket: dict[str, Any] | None) -> list[dict[str, Any]]:
+                  run_ticket: dict[str, Any] | None, ticket_url: str | None = None) -> list[dict[str, Any]]:
     ticket_id = str(arguments.get("ticket_id") or "?")
     if target is None:
         return [mrkdwn_section(f":warning: *There is no ticket {escape(ticket_id)}*: this cannot be sent.")]
     contact = f" (contact: {escape(target['contact'])})" if target.get("contact") else ""
-    blocks = [mrkdwn_section(f"*{escape(target['id'])}* · {escape(target['title'])}\n"
+    if target.get("requester"):  # a real desk: the ticket's own requester, of this organization
+        contact = f" · *Requester:* {escape(target['requester'])}"
+    name = f"<{ticket_url.format(id=target['id'])}|{escape(target['id'])}>" if ticket_url else escape(target['id'])
+    blocks = [mrkdwn_section(f"*{name}* · {escape(target['title'])}\n"
                              f"*Customer:* {escape(target['customer'])}{contact} · status {escape(target['status'])}")]
     if run_ticket is not None and run_ticket["id"] != target["id"]:
         blocks.append(mrkdwn_section(
@@ -82,12 +85,12 @@ def _body(tool: str, arguments: dict[str, Any], target: dict[str, Any] | None) -
 def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arguments: dict[str, Any],
                            target: dict[str, Any] | None, run_ticket: dict[str, Any] | None,
                            approvers_hint: str, sources: dict[str, Any] | None = None,
-                           help_url: str | None = None) -> Message:
+                           help_url: str | None = None, ticket_url: str | None = None) -> Message:
     title, text = _recipient(tool, arguments, target)
     value = approval_value(approval_id, fingerprint)
     size = len(str(arguments.get("message", "")))
     shown = f"The whole draft is above ({size:,} characters). " if tool == "reply_to_customer" else ""
-    blocks = [header(title), *_ticket_lines(arguments, target, run_ticket), *_body(tool, arguments, target),
+    blocks = [header(title), *_ticket_lines(arguments, target, run_ticket, ticket_url), *_body(tool, arguments, target),
               *build_sources(sources, help_url),
               {"type": "actions", "block_id": f"approval-{approval_id}", "elements": [
                   button("Approve and send" if tool == "reply_to_customer" else "Approve", APPROVE, value, "primary"),
@@ -115,12 +118,13 @@ def decision_line(status: str, actor: str | None, when: datetime | None, reason:
 def build_approval_decided(*, tool: str, arguments: dict[str, Any], target: dict[str, Any] | None,
                            run_ticket: dict[str, Any] | None, status: str, actor: str | None,
                            when: datetime | None, reason: str | None, result: dict[str, Any] | None,
-                           sources: dict[str, Any] | None = None, help_url: str | None = None) -> Message:
+                           sources: dict[str, Any] | None = None, help_url: str | None = None,
+                           ticket_url: str | None = None) -> Message:
     title, text = _recipient(tool, arguments, target)
     line = decision_line(status, actor, when, reason, result)
     label = "What was sent:" if status in SENT and result and not result.get("is_error") \
         else "The draft (not sent):" if status in (ApprovalStatus.REJECTED, ApprovalStatus.EXPIRED) else "The text:"
-    blocks = [header(title.rstrip("?")), *_ticket_lines(arguments, target, run_ticket), mrkdwn_section(label),
+    blocks = [header(title.rstrip("?")), *_ticket_lines(arguments, target, run_ticket, ticket_url), mrkdwn_section(label),
               *_body(tool, arguments, target), *build_sources(sources, help_url, warn=False), context(line)]
     plain = line.replace("*", "")
     return escape(f"{text}: ") + plain, _fit_card(blocks)

@@ -104,7 +104,9 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
 
 def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> dict[str, Any]:
     assignee = users.get(ticket.get("assignee_id") or 0) or {}
-    return {"id": str(ticket["id"]), "customer_id": customer_id(ticket),
+    requester = users.get(ticket.get("requester_id") or 0) or {}
+    who = f"{requester.get('name')} <{requester.get('email')}>" if requester.get("email") else requester.get("name")
+    return {"id": str(ticket["id"]), "customer_id": customer_id(ticket), "requester": who,
             "title": ticket.get("subject") or ticket.get("raw_subject") or "(no subject)",
             "status": STATUS.get(ticket.get("status") or "open", "open"), "priority": ticket.get("priority") or "normal",
             "assignee": assignee.get("name"), "tags": list(ticket.get("tags") or []),

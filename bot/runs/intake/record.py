@@ -18,7 +18,14 @@ from bot.db.engine import Database
 from bot.db.models import Delivery, Run, id_of, table_of, utcnow
 from bot.db.statements import insert_ignore
 from bot.runs import BadInput
-from bot.runs.lifecycle.goals import clean_text, goal_ticket, live_run, live_run_sentence, no_such_ticket
+from bot.runs.lifecycle.goals import (
+    clean_text,
+    closed_on_a_real_desk,
+    goal_ticket,
+    live_run,
+    live_run_sentence,
+    no_such_ticket,
+)
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
 from bot.vocabulary import LIVE
@@ -100,6 +107,9 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
         ticket_id = goal_ticket(goal, max_goal_chars, desk)
     except BadInput as exc:
         return _tell(session, request, str(exc))
+    closed = closed_on_a_real_desk(session, ticket_id, desk)
+    if closed is not None:
+        return _tell(session, request, closed)
     if look_first:
         live = live_run(session, ticket_id)
         if live is not None:

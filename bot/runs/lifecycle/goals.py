@@ -34,9 +34,21 @@ def check_goal(session: Session, goal: str, max_chars: int, kind: str = "embedde
     if row is None:
         raise BadInput(no_such_ticket(ticket_id, kind))
     if kind == "zendesk" and row.status == "closed":
-        raise BadInput(f"Ticket {ticket_id} is solved or closed in Zendesk, so there is nothing to reply to. "
-                       "Reopen it in Zendesk first if the customer needs an answer.")
+        raise BadInput(closed_sentence(ticket_id))
     return ticket_id
+
+
+def closed_on_a_real_desk(session: Session, ticket_id: str, kind: str) -> str | None:
+    """The sentence for a ticket a real desk has solved or closed (no run starts on it); None otherwise."""
+    if kind != "zendesk":
+        return None  # the embedded desk's closed tickets may be worked, as they always could
+    row = session.connection().execute(_TICKET_EXISTS, {"id": ticket_id}).first()
+    return closed_sentence(ticket_id) if row is not None and row.status == "closed" else None
+
+
+def closed_sentence(ticket_id: str) -> str:
+    return (f"Ticket {ticket_id} is solved or closed in Zendesk, so there is nothing to reply to. "
+            "Reopen it in Zendesk first if the customer needs an answer.")
 
 
 def no_such_ticket(ticket_id: str, kind: str = "embedded") -> str:

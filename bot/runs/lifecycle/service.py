@@ -39,7 +39,14 @@ from bot.runs.lifecycle.checkpoint import (
     state_from_run,
     take_lease,
 )
-from bot.runs.lifecycle.goals import check_goal, clean_text, live_run, live_run_sentence, live_run_taken
+from bot.runs.lifecycle.goals import (
+    check_goal,
+    clean_text,
+    goal_ticket,
+    live_run,
+    live_run_sentence,
+    live_run_taken,
+)
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
 from bot.telemetry.conventions import INVOKE_AGENT, SPAN_ESCALATE
@@ -84,6 +91,8 @@ class RunService:
         goal = clean_text(goal).strip()
         origin = origin or {}
         thread_key = f"{origin['channel']}:{origin['thread_ts']}" if origin.get("thread_ts") else None
+        if self.settings.desk != "embedded":
+            mirror_first(self.db, self.settings, goal)
         try:
             with self.db.session() as session:
                 ticket_id = check_goal(session, goal, self.settings.max_goal_chars, self.settings.desk)
@@ -326,3 +335,19 @@ def _decision_calls(approvals: list[Approval], decided: dict[str, ToolResult]) -
     return [{"id": a.tool_use_id, "name": a.tool_name, "input": a.edited_input or a.tool_input,
              "result": decided[a.tool_use_id].text, "is_error": decided[a.tool_use_id].is_error,
              "latency_ms": 0, "status": a.status} for a in approvals]
+
+
+def mirror_first(db: Database, settings: Settings, goal: str) -> None:
+    """A real desk's ticket the mirror has not seen yet (created a moment ago, its webhook not yet in) is read
+    from the desk now, so `handle 4821` works on it; an unknown or unreadable ticket is a sentence."""
+    from bot.db.models import Ticket
+    from bot.desk import DeskError, open_desk
+
+    ticket_id = goal_ticket(goal, settings.max_goal_chars, settings.desk)
+    with db.session() as session:
+        if session.get(Ticket, ticket_id) is not None:
+            return
+    try:
+        open_desk(settings, db).ticket(ticket_id)
+    except DeskError as exc:
+        raise BadInput(str(exc)) from None

@@ -45,7 +45,7 @@ def ticket_brief(session: Any, ticket_id: str | None) -> dict[str, Any] | None:
     customer = session.get(Customer, ticket.customer_id)
     return {"id": ticket.id, "title": ticket.title, "status": ticket.status,
             "customer": customer.name if customer else ticket.customer_id,
-            "contact": customer.contact_name if customer else None}
+            "contact": customer.contact_name if customer else None, "requester": ticket.requester}
 
 
 def approval(db: Database, approval_id: int) -> dict[str, Any] | None:

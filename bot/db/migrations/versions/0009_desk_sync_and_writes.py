@@ -1,5 +1,5 @@
 """a real desk: desk_sync (the Zendesk export's cursor, stored with each page), desk_write (writes to the desk,
-sent exactly once by the desk's sender), help_section.url (the link a customer gets for a cited section)
+sent exactly once by the desk's sender), help_section.url (the link a customer gets for a cited section), ticket.requester (a real desk's requester)
 
 Revision ID: 0009
 Revises: 0008
@@ -52,9 +52,13 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_desk_write_run_id'), ['run_id'], unique=False)
     with op.batch_alter_table('help_section', schema=None) as batch_op:
         batch_op.add_column(sa.Column('url', sa.Text(), nullable=True))
+    with op.batch_alter_table('ticket', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('requester', sqlmodel.sql.sqltypes.AutoString(), nullable=True))
 
 
 def downgrade() -> None:
+    # a plain ALTER (SQLite 3.35+ and PostgreSQL): a batch copy of `ticket` would trip ticket_message's foreign key
+    op.execute("ALTER TABLE ticket DROP COLUMN requester")
     with op.batch_alter_table('help_section', schema=None) as batch_op:
         batch_op.drop_column('url')
     op.drop_table('desk_write')

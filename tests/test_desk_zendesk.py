@@ -373,3 +373,14 @@ def test_a_ticket_the_mirror_has_not_seen_yet_is_read_from_zendesk_when_a_run_st
         service.start("handle 99999")
     with pytest.raises(BadInput, match="solved or closed in Zendesk"):
         service.start("handle 4818")
+
+
+def test_an_oauth_token_works_instead_of_email_and_api_token():
+    from bot.desk.zendesk.client import AuthFailed, ZendeskClient
+
+    with ZendeskServer(oauth_token="oauth-test-token") as server:
+        me = ZendeskClient(server.url, oauth_token="oauth-test-token").get("/api/v2/users/me.json")["user"]
+        assert me["email"] == "bot@kitebase.example"
+        with pytest.raises(AuthFailed, match="ZENDESK_OAUTH_TOKEN"):
+            ZendeskClient(server.url, oauth_token="not-it").get("/api/v2/users/me.json")
+        assert all(r["headers"].get("authorization") == "<redacted>" for r in server.requests)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,6 +39,29 @@ def _no_network_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     for name in [n for n in os.environ if n.startswith("OTEL_")]:  # no test exports traces unless it asks to
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _alone_when_postgres_restarts(request: pytest.FixtureRequest,
+                                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Under pytest-xdist, a test that restarts the PostgreSQL server (marked restarts_postgres) runs while no
+    other worker is in a test: every other test holds a shared lock, that one an exclusive lock. A turnstile
+    keeps the exclusive lock from waiting behind an endless line of shared ones."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    folder = tmp_path_factory.getbasetemp().parent  # shared by the workers of one run
+    alone = request.node.get_closest_marker("restarts_postgres") is not None
+    with open(folder / "postgres.turnstile", "a") as turnstile, open(folder / "postgres.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _postgres_url() -> str | None:

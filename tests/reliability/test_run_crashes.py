@@ -102,6 +102,7 @@ def test_kill_runs_at_random_points_then_continue_them(db, settings, runs):
 
 
 @pytest.mark.postgres
+@pytest.mark.restarts_postgres
 def test_postgresql_restarted_mid_run_the_run_goes_on(postgres_db):
     if shutil.which("pg_ctlcluster") is None or os.geteuid() != 0:
         pytest.fail("this test restarts the local PostgreSQL with pg_ctlcluster, as root (CI runs it so)")

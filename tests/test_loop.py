@@ -154,3 +154,32 @@ def test_usage_and_cost_are_accounted_per_step(db, settings):
     [step] = steps_of(db, run_id)
     assert (step.input_tokens, step.output_tokens, step.cache_read_tokens, step.cache_write_tokens) == (1000, 200, 5000, 800)
     assert run_row(db, run_id).total_tokens == 7000
+
+
+SERVER_TOOL_TURN = [  # a paused turn as the Messages API documents it: the server's own tool, mid-way
+    {"type": "text", "text": "Let me look that up."},
+    {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "okta saml rotation"}},
+    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01",
+     "content": [{"type": "web_search_result", "url": "https://example.com/okta", "title": "Okta",
+                  "encrypted_content": "EqgfCioIARgBIiQ3", "page_age": None}]},
+]
+
+
+def test_a_paused_turn_with_server_tool_blocks_is_sent_back_as_it_came_and_resumes(db, settings):
+    paused = respond(*SERVER_TOOL_TURN, stop="pause_turn")
+    model, _, _, state = run_script(db, settings, [paused, respond(text("Found it."))])
+    assert state.status == "completed", state.reason
+    assert model.sent[1][-1] == {"role": "assistant", "content": SERVER_TOOL_TURN}, "sent back verbatim"
+
+
+def test_every_response_block_type_the_sdk_documents_is_accepted_and_an_unknown_one_refused():
+    import typing
+
+    import anthropic.types as api
+
+    from bot.agent.checks import KNOWN_BLOCKS, response_problems
+
+    documented = {cls.model_fields["type"].annotation.__args__[0]
+                  for cls in typing.get_args(typing.get_args(api.ContentBlock)[0])}
+    assert documented <= KNOWN_BLOCKS and {"server_tool_use", "web_search_tool_result"} <= documented
+    assert response_problems([{"type": "made_up_block"}], set()) == ["block 0 has the unknown type 'made_up_block'"]

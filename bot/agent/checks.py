@@ -10,7 +10,15 @@ from typing import Any
 
 from bot.agent.history import tool_uses
 
-KNOWN_BLOCKS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
+# Every block type a Messages API response may hold (the SDK's ContentBlock union; tests/test_loop.py checks this
+# list against the installed SDK, so a new type shows up as a failing test, not as a refused run). The server's
+# own tools (server_tool_use and the *_tool_result blocks) run at Anthropic: a paused turn carrying them goes back
+# as it came. Written out rather than read from the SDK, so checking a reply does not import it.
+KNOWN_BLOCKS = frozenset({
+    "text", "tool_use", "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result",
+    "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result", "tool_search_tool_result", "container_upload",
+})
 
 
 def earlier_tool_ids(messages: Iterable[dict[str, Any]]) -> set[str]:

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from bot.desk import DeskError, TicketView
+from bot.desk.ids import require_ticket_id
 from bot.desk.mirror import when
 from tools.base import Tool, ToolContext, ToolError, ToolResult
 
@@ -15,13 +16,11 @@ REPLY_MAX_CHARS = 3000  # what a reviewer can see whole on the card and edit who
 
 
 def normalise_ticket_id(raw: str, kind: str = "embedded") -> str:
-    from bot.desk.ids import EXAMPLE
-    from bot.desk.ids import normalise_ticket_id as normalise
-
-    ticket_id = normalise(raw, kind)
-    if ticket_id is None:
-        raise ToolError(f"{raw!r} is not a ticket id. Ids look like {EXAMPLE.get(kind, 'KITE-142')}.")
-    return ticket_id
+    """The ticket id `raw` is on a desk of `kind`, or a ToolError the model reads (the call screen's way)."""
+    try:
+        return require_ticket_id(raw, kind)
+    except DeskError as exc:
+        raise ToolError(str(exc)) from None
 
 
 # --- get_ticket ---------------------------------------------------------------------------------

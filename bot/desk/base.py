@@ -66,7 +66,6 @@ class Section:
     heading: str
     article_title: str
     body: str
-    link: str | None  # what the customer can open
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,6 @@ class Desk(Protocol):
     ticket go to the desk itself; writes reach the customer exactly once."""
 
     kind: str  # embedded | zendesk
-    statuses: tuple[str, ...]  # the statuses update_ticket may set
 
     def ticket_ids_in(self, text: str) -> list[str]: ...
 

@@ -12,29 +12,19 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Customer as CustomerRow
 from bot.db.models import HelpSection, Ticket, TicketMessage, get_or_raise, utcnow
-from bot.desk import ids, links, mirror
-from bot.desk.base import DeskError, Section, TicketView, WriteReceipt
+from bot.desk import links, mirror
+from bot.desk.base import Section, TicketView, WriteReceipt
+from bot.desk.ids import TicketIds
 
 SUPPORT_AUTHOR = "Kitebase Support"
 AGENT_AUTHOR = "Kitebase agent"
 
 
-class EmbeddedDesk:
+class EmbeddedDesk(TicketIds):
     kind = "embedded"
-    statuses: tuple[str, ...] = ("open", "pending", "closed")
 
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db, self.settings = db, settings
-
-    # --- ids ---------------------------------------------------------------------------------------------
-    def ticket_ids_in(self, text: str) -> list[str]:
-        return ids.ticket_ids_in(text, self.kind)
-
-    def normalise_ticket_id(self, raw: str) -> str:
-        ticket_id = ids.normalise_ticket_id(raw, self.kind)
-        if ticket_id is None:
-            raise DeskError(f"{raw!r} is not a ticket id. Ids look like KITE-142.")
-        return ticket_id
 
     # --- reads -------------------------------------------------------------------------------------------
     def ticket(self, ticket_id: str) -> TicketView:
@@ -42,7 +32,7 @@ class EmbeddedDesk:
             return mirror.mirrored_ticket(session, self.normalise_ticket_id(ticket_id))
 
     def search_help(self, query: str, limit: int) -> list[tuple[Section, search.Hit]]:
-        return mirror.search_help(self.db, query, limit, link=self._section_link)
+        return mirror.search_help(self.db, query, limit)
 
     def search_tickets(self, query: str, *, limit: int, status: str | None, exclude: str | None,
                        like: str | None) -> list[dict[str, Any]]:

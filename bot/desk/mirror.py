@@ -48,8 +48,8 @@ def no_such_ticket(ticket_id: str, example: str = "KITE-142") -> NoSuchTicket:
                         "its words.")
 
 
-def search_help(db: Database, query: str, limit: int, link: Any = None) -> list[tuple[Section, search.Hit]]:
-    """The best sections for `query`; `link(section_row)` gives the customer's link, if the desk has one."""
+def search_help(db: Database, query: str, limit: int) -> list[tuple[Section, search.Hit]]:
+    """The best sections for `query`, with what the search matched."""
     with db.session() as session:
         try:
             found = search.search_help(session, query, limit=limit)
@@ -58,8 +58,7 @@ def search_help(db: Database, query: str, limit: int, link: Any = None) -> list[
                 from None
         rows = {row.id: row for row in session.exec(
             select(HelpSection).where(col(HelpSection.id).in_([hit.id for hit in found]))).all()}
-        return [(Section(id=row.id, heading=row.heading, article_title=row.article_title, body=row.body,
-                         link=link(row) if link else None), hit)
+        return [(Section(id=row.id, heading=row.heading, article_title=row.article_title, body=row.body), hit)
                 for hit in found if (row := rows.get(hit.id)) is not None]
 
 

@@ -9,7 +9,7 @@ from bot import search
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import HelpSection, Ticket
-from bot.desk import ids, links
+from bot.desk import links
 from bot.desk import mirror as shared
 from bot.desk.base import (
     Customer,
@@ -21,6 +21,7 @@ from bot.desk.base import (
     TicketView,
     WriteReceipt,
 )
+from bot.desk.ids import TicketIds
 from bot.desk.zendesk import mirror, writes
 from bot.desk.zendesk.client import Forbidden, ZendeskClient
 from bot.desk.zendesk.sync import fetch_comments
@@ -56,22 +57,12 @@ def sender_for(db: Database, settings: Settings) -> writes.DeskSender:
     return sender
 
 
-class ZendeskDesk:
+class ZendeskDesk(TicketIds):
     kind = "zendesk"
-    statuses: tuple[str, ...] = ("open", "pending", "closed")  # closed is written as Zendesk's "solved" (Zendesk closes it later)
 
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db, self.settings = db, settings
         self.client = client_for(settings)
-
-    def ticket_ids_in(self, text: str) -> list[str]:
-        return ids.ticket_ids_in(text, self.kind)
-
-    def normalise_ticket_id(self, raw: str) -> str:
-        ticket_id = ids.normalise_ticket_id(raw, self.kind)
-        if ticket_id is None:
-            raise DeskError(f"{raw!r} is not a Zendesk ticket number. Give it as 4821, #4821 or the ticket's URL.")
-        return ticket_id
 
     # --- reads ---------------------------------------------------------------------------------------------
     def ticket(self, ticket_id: str) -> TicketView:
@@ -118,7 +109,7 @@ class ZendeskDesk:
                           conversation=conversation, link=self.client.agent_link(ticket_id))
 
     def search_help(self, query: str, limit: int) -> list[tuple[Section, search.Hit]]:
-        return shared.search_help(self.db, query, limit, link=_section_link)
+        return shared.search_help(self.db, query, limit)
 
     def search_tickets(self, query: str, *, limit: int, status: str | None, exclude: str | None,
                        like: str | None) -> list[dict[str, Any]]:
@@ -170,9 +161,8 @@ class ZendeskDesk:
 
     def _queue(self, ticket_id: str, kind: str, body: str | None, public: bool, fields: dict[str, Any],
                run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
+        self._ensure_mirrored(ticket_id)  # before the transaction: no HTTP while it is open
         with self.db.session() as session:
-            if session.get(Ticket, ticket_id) is None:
-                self._ensure_mirrored(ticket_id)
             row, created = writes.record(session, ticket_id=ticket_id, kind=kind, body=body, public=public,
                                          fields=fields, run_id=run_id, tool_use_id=tool_use_id)
             write_id, status = row.id, row.status

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import Session
@@ -211,7 +211,3 @@ def _with_retries(call: Callable[[], Any], stop: threading.Event | None, sleep: 
             logger.info("zendesk sync: rate limited, waiting %.0f s", exc.retry_after)
             sleep(exc.retry_after)
     return None
-
-
-def as_dict(report: SyncReport) -> dict[str, Any]:
-    return asdict(report)

@@ -24,7 +24,7 @@ from sqlalchemy import or_, update
 from sqlmodel import Session, col, select
 
 from bot.db.engine import Database
-from bot.db.models import DeskWrite, id_of, utcnow
+from bot.db.models import DeskWrite, utcnow
 from bot.desk.base import DeskError, DeskRefused, DeskUnavailable, NoSuchTicket
 from bot.desk.zendesk.client import AuthFailed, Conflict, RateLimited, Unknown, ZendeskClient
 
@@ -277,4 +277,4 @@ def retry_failed(db: Database) -> int:
         return int(getattr(result, "rowcount", 0))
 
 
-__all__ = ["DeskSender", "id_of", "record", "retry_failed"]
+__all__ = ["DeskSender", "record", "retry_failed"]

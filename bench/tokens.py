@@ -28,7 +28,7 @@ import bot.agent.model as model_module
 from bench.common import Figure, seeded
 from bench.doubles import BENCH_MODEL, offline_responder, scripted_responder, stand_in
 from bench.overhead import run_approving
-from bot.agent import pricing
+from bot.agent import capabilities, pricing
 from bot.agent.prompts import SYSTEM_PROMPT
 from bot.runs.lifecycle.service import RunService
 from standins.anthropic_server import MessagesAPIServer
@@ -114,7 +114,7 @@ def naive_runs(url: str, responder: Callable[[dict[str, Any]], Any], goals: list
         for goal in goals:
             messages: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": goal}]}]
             for _ in range(max_turns):
-                reply = client.messages.create(model=BENCH_MODEL, max_tokens=settings.max_output_tokens,
+                reply = client.messages.create(model=BENCH_MODEL, max_tokens=capabilities.max_tokens(settings),
                                                system=SYSTEM_PROMPT, tools=definitions, messages=messages)
                 content = [block.model_dump(mode="json", exclude_none=True) for block in reply.content]
                 messages.append({"role": "assistant", "content": content})

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 from bot.agent.model import ModelResponse
 from bot.agent.observer import Observer
 from bot.redact import redact
-from bot.vocabulary import PendingCall, RunState, RunStatus
+from bot.vocabulary import PendingCall, RunState, RunStatus, StepKind, StepRecord
 
 RESULT_CHARS = 300
 
@@ -26,6 +26,10 @@ def call_text(name: str, arguments: Any, limit: int = 160) -> str:
     return f"{name}({one_line(', '.join(parts), limit)})"
 
 
+def _other(answered: str, run_model: str) -> bool:
+    return bool(answered and run_model and answered != run_model and not answered.startswith(run_model + "-"))
+
+
 class TurnPrinter(Observer):
     """Prints the run as it happens, for a person at a terminal."""
 
@@ -40,17 +44,24 @@ class TurnPrinter(Observer):
         sent = len(state.messages)
         self._p(f"\nTurn {state.steps} · stop_reason={response.stop_reason} · sent {sent} message{'s' if sent != 1 else ''} · "
                 f"in {u.input_tokens:,} / out {u.output_tokens:,} tokens (cache read {u.cache_read_tokens:,}, "
-                f"write {u.cache_write_tokens:,}) · {response.latency_ms} ms")
+                f"write {u.cache_write_tokens:,}) · {response.latency_ms} ms"
+                + (f" · answered by {response.model}" if _other(response.model, state.model) else ""))
         for block in response.content:
             if block.get("type") == "text" and response.stop_reason == "end_turn":
                 self._p("  says: (the final answer, below)")
             elif block.get("type") == "text" and block.get("text", "").strip():
                 for line in block["text"].strip().splitlines():
                     self._p(f"  says: {line}")
-            elif block.get("type") == "thinking":
-                self._p(f"  thinks: {one_line(block.get('thinking', ''), 200)}")
+            elif block.get("type") == "thinking" and str(block.get("thinking", "")).strip():
+                self._p(f"  thinks: {one_line(block.get('thinking', ''), 300)}")
+            elif block.get("type") == "redacted_thinking":
+                self._p("  thinks: (redacted by the API)")
             elif block.get("type") == "tool_use":
                 self._p(f"  asks: {call_text(block.get('name', '?'), block.get('input'))}  [{block.get('id')}]")
+
+    def on_step(self, state: RunState, step: StepRecord) -> None:
+        if step.kind == StepKind.WAIT:
+            self._p(f"\n  waits: {step.text}")
 
     def on_tool_result(self, state: RunState, call: dict[str, Any]) -> None:
         if call.get("status") == "held":

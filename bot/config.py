@@ -26,7 +26,17 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = Field(None, validation_alias="ANTHROPIC_BASE_URL")
     model: str = Field("claude-opus-5-5", validation_alias="KITEBASE_MODEL")
     offline: bool = Field(False, validation_alias="KITEBASE_OFFLINE")
-    max_output_tokens: int = Field(4096, gt=0, validation_alias="KITEBASE_MAX_OUTPUT_TOKENS")
+    # max_tokens per call; unset: 16,000 when the model thinks (thinking counts against it), 4,096 when not
+    # (bot/agent/capabilities.py)
+    max_output_tokens: int | None = Field(None, gt=0, validation_alias="KITEBASE_MAX_OUTPUT_TOKENS")
+    # Adaptive thinking (the model decides when and how much to think, between tool calls too) on the models
+    # that support it; `off` sends no thinking parameter. Effort unset: the API's default.
+    thinking: Literal["adaptive", "off"] = Field("adaptive", validation_alias="KITEBASE_THINKING")
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = Field(None, validation_alias="KITEBASE_EFFORT")
+    # Tried once for a turn when overloaded answers (529) outlast the retries; unset: none
+    fallback_model: str | None = Field(None, validation_alias="KITEBASE_FALLBACK_MODEL")
+    # The longest a run waits for the shared model budget before a call (the wait does not count as running)
+    capacity_wait_seconds: float = Field(900.0, gt=0, validation_alias="KITEBASE_CAPACITY_WAIT_SECONDS")
     model_max_retries: int = Field(3, ge=0, le=10, validation_alias="KITEBASE_MODEL_MAX_RETRIES")
     model_timeout_seconds: float = Field(120.0, gt=0, validation_alias="KITEBASE_MODEL_TIMEOUT_SECONDS")
 
@@ -154,6 +164,13 @@ class Settings(BaseSettings):
         if self.execution == "queue" and not self.database_url.startswith("postgresql"):
             raise ValueError("KITEBASE_EXECUTION=queue needs a PostgreSQL DATABASE_URL (the task queue lives there)")
         return self
+
+    @field_validator("thinking", "effort", "fallback_model", mode="before")
+    @classmethod
+    def _unset_when_blank(cls, value: object) -> object:
+        if isinstance(value, str):
+            return value.strip() or None
+        return value
 
     @property
     def use_offline_model(self) -> bool:

@@ -71,6 +71,7 @@ class StepKind(StrEnum):
     ERROR = "error"  # the model call failed, or the run failed
     STOP = "stop"  # the run was stopped from outside (stuck, expired)
     APPROVAL = "approval"  # people decided on the turn's gated calls
+    WAIT = "wait"  # the run waits for the organization's model budget before its next call
 
 
 class StopKind(StrEnum):
@@ -168,6 +169,7 @@ class StepRecord:
     number: int
     kind: StepKind = StepKind.MODEL
     stop_reason: str | None = None
+    model: str | None = None  # the model that answered (a model step)
     text: str | None = None
     response: list[dict[str, Any]] | None = None
     tool_calls: list[dict[str, Any]] = field(default_factory=list)

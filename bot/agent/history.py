@@ -31,6 +31,13 @@ def text_of(content: list[dict[str, Any]] | str) -> str:
     return "\n".join(b["text"] for b in content if b.get("type") == "text" and b.get("text")).strip()
 
 
+def thinking_of(content: list[dict[str, Any]] | None) -> str:
+    """The thinking summary of a reply (the text of its thinking blocks): never a signature, never a redacted
+    block's data. Empty when the model did not think, or the display was omitted."""
+    return "\n".join(b["thinking"].strip() for b in content or [] if isinstance(b, dict) and b.get("type") == "thinking"
+                     and isinstance(b.get("thinking"), str) and b["thinking"].strip())
+
+
 def problems(messages: list[Message], *, allow_open_tool_use: bool = False) -> list[str]:
     """Every rule the history breaks; empty when it may be sent.
 

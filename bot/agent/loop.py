@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.agent import checks, history, pricing
+from bot.agent import capabilities, checks, history, pricing
 from bot.agent.errors import DeadlineReached, GuardTripped, MalformedHistory, ModelCallFailed
 from bot.agent.guards import Limits
 from bot.agent.model import ModelClient, ModelResponse
@@ -24,12 +24,13 @@ from bot.agent.toolrun import run_calls
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.redact import redact
-from bot.vocabulary import PendingCall, RunState, RunStatus, StepKind, StepRecord, StopKind
+from bot.vocabulary import PendingCall, RunState, RunStatus, StepKind, StepRecord, StopKind, Usage
 from tools import Execute, Tool, ToolContext, ToolResult, execute
 
 logger = logging.getLogger(__name__)
 
 Checkpoint = Callable[[RunState, StepRecord], None]
+CAPACITY_NOTE_SECONDS = 2.0  # a shorter wait for the model budget is not worth a line in the thread
 
 # Every stop reason the Messages API documents, and what the loop does with it.
 STOP_POLICY = {
@@ -63,20 +64,25 @@ class AgentLoop:
         self.limits = Limits.from_settings(settings)
         self.screen = Screen(registry, settings.approval_tools, self.limits)
         self.definitions = [tool.definition() for tool in registry.values()]
+        self.max_tokens = capabilities.max_tokens(settings, model.name)
+        self.waited = 0.0  # seconds this loop spent waiting for the model budget (not running)
+        self._last_usage: Usage | None = None
 
     # --- driving ------------------------------------------------------------------------------
 
     def run(self, state: RunState, checkpoint: Checkpoint) -> RunState:
         """Advance until the run completes, stops, or waits for a person."""
-        started, base = self.clock(), state.allowance.segment_active_seconds
+        started, base, waited = self.clock(), state.allowance.segment_active_seconds, self.waited
 
-        def active() -> float:
-            return base + (self.clock() - started)
+        def active() -> float:  # a wait for the model budget is not time spent running
+            return base + (self.clock() - started) - (self.waited - waited)
 
         while state.status == RunStatus.RUNNING:
             try:
                 self.limits.check(state, active())
-                step = self._turn(state, time_left=self.limits.deadline_seconds - active())
+                time_left = self.limits.deadline_seconds - active()
+                self._wait_for_capacity(state, checkpoint)
+                step = self._turn(state, time_left=time_left)
             except GuardTripped as guard:
                 self.escalate(state, StopKind.GUARD, str(guard))
                 step = StepRecord(number=state.steps, kind=StepKind.GUARD, text=state.reason)
@@ -106,7 +112,7 @@ class AgentLoop:
     def _turn(self, state: RunState, time_left: float) -> StepRecord:
         history.check(state.messages)
         response = self.model.complete(system=self.system_prompt, tools=self.definitions, messages=state.messages,
-                                       max_tokens=self.settings.max_output_tokens, timeout=time_left)
+                                       max_tokens=self.max_tokens, timeout=time_left)
         step = self._account(state, response)
         problems = checks.response_problems(response.content, checks.earlier_tool_ids(state.messages))
         if problems:  # acted on nothing: not appended, no tool run; the raw response stays in the step log
@@ -131,12 +137,42 @@ class AgentLoop:
                            f"the model stopped for an unknown reason ({response.stop_reason!r}); not treated as an answer")
         else:
             kind = StopKind(policy)
-            self.escalate(state, kind, STOP_MESSAGES[kind].format(max_tokens=self.settings.max_output_tokens))
+            self.escalate(state, kind, STOP_MESSAGES[kind].format(max_tokens=self.max_tokens))
         return step
+
+    def _wait_for_capacity(self, state: RunState, checkpoint: Checkpoint) -> None:
+        """Take this call's share of the organization's model budget, waiting for it when it is not there (the
+        thread says so once); the wait does not count against the run's deadline (bot/agent/budget.py)."""
+        budget = getattr(self.model, "budget", None)
+        if budget is None:
+            return
+        last = self._last_usage
+        expected_in = last.input_tokens + last.cache_write_tokens + 500 if last else 2000
+        expected_out = min(self.max_tokens, last.output_tokens if last else 1000)
+        started, noted = self.clock(), False
+        try:
+            while (wait := _reserve(budget, expected_in, expected_out)) > 0:
+                waited = self.clock() - started
+                if waited + wait > self.settings.capacity_wait_seconds:
+                    raise ModelCallFailed(f"waited {waited:.0f} s for the organization's model capacity, and more "
+                                          f"would pass KITEBASE_CAPACITY_WAIT_SECONDS "
+                                          f"({self.settings.capacity_wait_seconds:.0f} s)")
+                if not noted and wait >= CAPACITY_NOTE_SECONDS:
+                    noted = True
+                    step = StepRecord(number=state.steps, kind=StepKind.WAIT,
+                                      text=f"waiting for model capacity (about {wait:.0f} s): the API's limits are "
+                                           "shared by every run")
+                    checkpoint(state, step)
+                    self.observer.on_step(state, step)
+                time.sleep(min(wait, 5.0))
+        finally:
+            self.waited += self.clock() - started
 
     def _account(self, state: RunState, response: ModelResponse) -> StepRecord:
         usage = response.usage
-        cost = pricing.cost_usd(self.model.name, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+        self._last_usage = usage
+        model = response.model or self.model.name  # a fallback model may have answered this turn
+        cost = pricing.cost_usd(model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                                 cache_read_tokens=usage.cache_read_tokens, cache_write_tokens=usage.cache_write_tokens)
         state.steps += 1
         state.allowance.segment_steps += 1
@@ -146,8 +182,8 @@ class AgentLoop:
         state.allowance.segment_cost_usd += cost
         content = response.content if isinstance(response.content, list) else []
         text = history.text_of([b for b in content if isinstance(b, dict)])
-        return StepRecord(number=state.steps, stop_reason=response.stop_reason, text=text, response=response.content,
-                          usage=usage, latency_ms=response.latency_ms, cost_usd=cost)
+        return StepRecord(number=state.steps, stop_reason=response.stop_reason, model=model, text=text,
+                          response=response.content, usage=usage, latency_ms=response.latency_ms, cost_usd=cost)
 
     # --- stop reasons -------------------------------------------------------------------------
 
@@ -269,6 +305,15 @@ class AgentLoop:
         known.update({tid: result_block(tid, result) for tid, result in decided.items()})
         state.messages.append({"role": "user", "content": [known[u["id"]] for u in uses]})
         state.pending_results, state.pending_calls, state.status = [], [], RunStatus.RUNNING
+
+
+def _reserve(budget: Any, input_tokens: int, output_tokens: int) -> float:
+    """The budget's answer; if it cannot be read (the database is away), the call goes without it."""
+    try:
+        return float(budget.reserve(input_tokens=input_tokens, output_tokens=output_tokens))
+    except Exception:
+        logger.warning("could not read the shared model budget; calling without it", exc_info=True)
+        return 0.0
 
 
 def result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import logging
 import random
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -15,6 +16,8 @@ from bot.vocabulary import Usage
 
 if TYPE_CHECKING:
     import anthropic
+
+    from bot.agent.budget import SharedModelBudget
 
 logger = logging.getLogger(__name__)
 
@@ -68,55 +71,100 @@ def _marked(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "content": content}
 
 
+class Overloaded(ModelCallFailed):
+    """The API stayed overloaded (529) through every retry: a fallback model may take the turn."""
+
+
 class AnthropicModel:
     """The real Messages API through the official SDK (honours ANTHROPIC_BASE_URL / base_url).
 
     Retries are ours, not the SDK's, so that a call never outlives the run's deadline: every attempt's
     timeout is the smaller of the model timeout and the time left, and a wait before a retry (Retry-After,
     backoff) that would pass the deadline is not taken. A response that is not a well-formed message (cut-off
-    JSON, an HTML page, a body the SDK cannot read) is a `model_error` with the raw body kept."""
+    JSON, an HTML page, a body the SDK cannot read) is a `model_error` with the raw body kept.
+
+    `options(model)` gives a request's thinking and effort parameters (bot/agent/capabilities.py); if the API
+    answers 400 about them, they are dropped for that model for the rest of the process. `budgets(model)` is
+    the organization's shared budget (bot/agent/budget.py): every answer's rate-limit headers go there, and a
+    429's retry-after pauses every process. When 529s outlast the retries, the turn is tried once on
+    `fallback`."""
 
     RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
     def __init__(self, *, api_key: str, model: str, base_url: str | None = None, max_retries: int = 3,
-                 timeout: float = 120.0):
+                 timeout: float = 120.0, options: Callable[[str], dict[str, Any]] | None = None,
+                 budgets: Callable[[str], SharedModelBudget] | None = None, fallback: str | None = None):
         import anthropic  # here, not at the top: the SDK takes most of a second to import
 
         self.name, self.max_retries, self.timeout = model, max_retries, timeout
+        self.fallback = fallback if fallback and fallback != model else None
+        self._options, self._budgets = options, budgets
+        self._plain: set[str] = set()  # models that answered 400 to the thinking/effort parameters
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+
+    @property
+    def budget(self) -> SharedModelBudget | None:
+        """The shared budget the loop waits on before a call (of the primary model)."""
+        return self._budgets(self.name) if self._budgets else None
 
     def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
                  max_tokens: int, timeout: float | None = None) -> ModelResponse:
-        import anthropic
-
         system_blocks, tools, messages = with_cache_breakpoints(system, tools, messages)
         deadline = None if timeout is None else time.monotonic() + timeout
-        for attempt in range(self.max_retries + 1):
-            budget = self.timeout if deadline is None else min(self.timeout, deadline - time.monotonic())
-            if budget <= 0:
+        request = {"system": system_blocks, "tools": tools, "messages": messages, "max_tokens": max_tokens}
+        try:
+            return self._call(self.name, request, deadline, self.max_retries)
+        except Overloaded as overloaded:
+            if self.fallback is None:
+                raise
+            logger.warning("%s; trying the turn once on the fallback model %s", overloaded, self.fallback)
+            try:
+                return self._call(self.fallback, request, deadline, 0)
+            except ModelCallFailed as failed:
+                raise ModelCallFailed(f"{overloaded}; the fallback model {self.fallback} failed too: {failed}",
+                                      raw=failed.raw) from None
+
+    def _call(self, model: str, request: dict[str, Any], deadline: float | None, retries: int) -> ModelResponse:
+        import anthropic
+
+        budget = self._budgets(model) if self._budgets else None
+        for attempt in range(retries + 1):
+            left = self.timeout if deadline is None else min(self.timeout, deadline - time.monotonic())
+            if left <= 0:
                 raise DeadlineReached("the run's deadline came during a model call")
+            options = {} if model in self._plain or self._options is None else self._options(model)
             started = time.monotonic()
             try:
                 # The history is JSON kept verbatim (checked by history.check before every call); the SDK types
                 # its parameters as TypedDict unions that plain dicts cannot be shown to match.
-                raw = self._client.messages.with_raw_response.create(
-                    model=self.name, max_tokens=max_tokens, system=system_blocks, tools=tools,  # type: ignore[arg-type]
-                    messages=messages, timeout=budget)  # type: ignore[arg-type]
+                raw = self._client.messages.with_raw_response.create(model=model, **request, **options,
+                                                                     timeout=left)
             except anthropic.APIStatusError as exc:
+                _observe(budget, exc.response.headers)
                 if exc.status_code == 401:
                     raise ModelCallFailed("The Anthropic API rejected the API key (401). Check ANTHROPIC_API_KEY.") from None
+                if exc.status_code == 400 and options and _about_options(exc):
+                    logger.warning("%s rejected the thinking/effort parameters (%s); sending none for the rest of "
+                                   "this process", model, _describe_status_error(exc))
+                    self._plain.add(model)
+                    return self._call(model, request, deadline, retries - attempt)
                 wait = self._retry_wait(exc.response, attempt)
+                if exc.status_code == 429 and budget is not None and wait is not None:
+                    budget.pause(wait)  # every process waits, not only this run
                 failure = _describe_status_error(exc)
+                overloaded = exc.status_code == 529
             except anthropic.APITimeoutError:
                 if deadline is not None and time.monotonic() >= deadline - 0.05:
                     raise DeadlineReached("the run's deadline came during a model call") from None
-                wait, failure = _backoff(attempt), "The Anthropic API timed out"
+                wait, failure, overloaded = _backoff(attempt), "The Anthropic API timed out", False
             except anthropic.APIConnectionError:
-                wait, failure = _backoff(attempt), "The Anthropic API could not be reached"
+                wait, failure, overloaded = _backoff(attempt), "The Anthropic API could not be reached", False
             else:
-                return _parsed(raw, self.name, started)
-            if wait is None or attempt == self.max_retries:
-                raise ModelCallFailed(failure + (f" (after {attempt + 1} attempts)." if attempt else "."))
+                _observe(budget, raw.http_response.headers)
+                return _parsed(raw, model, started)
+            if wait is None or attempt == retries:
+                error = Overloaded if overloaded else ModelCallFailed
+                raise error(failure + (f" (after {attempt + 1} attempts)." if attempt else "."))
             if deadline is not None and time.monotonic() + wait >= deadline:
                 raise ModelCallFailed(f"{failure}; a retry would pass the run's deadline, so none was made.")
             logger.info("%s; retrying in %.1f s", failure, wait)
@@ -134,6 +182,23 @@ class AnthropicModel:
             except (TypeError, ValueError):
                 continue
         return _backoff(attempt)
+
+
+def _observe(budget: SharedModelBudget | None, headers: Any) -> None:
+    """An answer's rate-limit headers into the shared budget; a failure there never fails the call."""
+    if budget is None:
+        return
+    try:
+        budget.observe(headers)
+    except Exception:
+        logger.exception("could not record the model budget")
+
+
+def _about_options(exc: anthropic.APIStatusError) -> bool:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = found if isinstance(found := body.get("error"), dict) else {}
+    message = str(error.get("message", "")).lower()
+    return any(word in message for word in ("thinking", "effort", "output_config"))
 
 
 def _backoff(attempt: int) -> float:

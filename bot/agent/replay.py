@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.agent.history import thinking_of
 from bot.agent.model import ModelResponse
 from bot.db.models import Run, Step
 from bot.vocabulary import RunStatus, Usage
@@ -34,7 +35,7 @@ def timeline(run: Run, steps: list[Step], *, result_chars: int = 240) -> str:
              f"Goal: {run.goal}",
              f"Started {run.created_at:%Y-%m-%d %H:%M:%S} UTC by {run.started_by or 'unknown'}", ""]
     for step in steps:
-        lines.extend(_step_lines(step, result_chars))
+        lines.extend(_step_lines(step, result_chars, run.model))
     lines.append("")
     lines.append(f"Totals: {run.steps} model calls · {run.total_tokens:,} tokens (in {run.input_tokens:,}, out "
                  f"{run.output_tokens:,}, cache read {run.cache_read_tokens:,}, cache write {run.cache_write_tokens:,})"
@@ -46,14 +47,21 @@ def timeline(run: Run, steps: list[Step], *, result_chars: int = 240) -> str:
     return "\n".join(lines)
 
 
-def _step_lines(step: Step, result_chars: int) -> list[str]:
+def _step_lines(step: Step, result_chars: int, run_model: str | None = None) -> list[str]:
     if step.kind == "model":
         head = (f"[{step.number}] turn {step.turn} · stop_reason={step.stop_reason} · in {step.input_tokens:,} / out "
                 f"{step.output_tokens:,} tok (cache r {step.cache_read_tokens:,} w {step.cache_write_tokens:,}) · "
                 f"{step.latency_ms} ms · ${step.cost_usd:.4f}")
+        if step.model and step.model != run_model:
+            head += f" · answered by {step.model}"
     else:
         head = f"[{step.number}] {step.kind}: {step.text or ''}"
     lines = [head]
+    if step.kind == "model":
+        lines += ["    thinks: " + line for line in thinking_of(step.response).splitlines() if line.strip()]
+        redacted = sum(1 for b in step.response or [] if isinstance(b, dict) and b.get("type") == "redacted_thinking")
+        if redacted:
+            lines.append(f"    thinks: ({redacted} block{'s' if redacted != 1 else ''} of thinking redacted by the API)")
     if step.kind == "model" and step.text:
         lines += ["    says: " + line for line in step.text.splitlines()]
     for call in step.tool_calls or []:

@@ -185,9 +185,10 @@ class Step(Usage, table=True):
     run_id: int = Field(foreign_key="run.id", index=True)
     number: int  # position in the run's log, from 1
     turn: int = 0  # the model call this step belongs to (Run.steps at the time)
-    kind: str = "model"  # model | guard | error | approval | note
+    kind: str = "model"  # model | guard | error | stop | approval | wait (bot.vocabulary.StepKind)
     worker: str | None = None  # the process that stored this step (host:pid)
     stop_reason: str | None = None
+    model: str | None = None  # the model that answered this turn (a fallback model may answer one turn)
     text: str | None = Field(default=None, sa_column=Column(Text))
     response: list | None = json_column()  # the assistant content exactly as it came back
     tool_calls: list | None = json_column()  # [{id, name, input, result, is_error, latency_ms, status}]
@@ -349,6 +350,19 @@ class DeskChange(SQLModel, table=True):
 
     kind: str = Field(primary_key=True, max_length=16)  # ticket | help
     version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+
+
+class ModelBudget(SQLModel, table=True):
+    """What is left of the organization's Messages API limits, as every process sees it (bot/agent/budget.py):
+    per dimension (requests, input and output tokens) its limit, what was available at `as_of`, and the rate it
+    refills at, learned from the anthropic-ratelimit-* headers; `paused_until` from a 429's retry-after."""
+
+    __tablename__ = "model_budget"
+
+    key: str = Field(primary_key=True, max_length=64)  # a hash of the API key and the model: never the key itself
+    dimensions: dict | None = json_column()
+    as_of: float = 0.0  # epoch seconds
+    paused_until: float = 0.0
 
 
 class DeskSync(SQLModel, table=True):

@@ -49,9 +49,14 @@ def usage_line(steps: int, tokens: int, cost: float, run_id: int) -> str:
 # --- the timeline ------------------------------------------------------------------------------------
 
 def _said(step: dict[str, Any]) -> list[str]:
-    """The agent's thought before its tool calls, or why the run stopped."""
-    if step["kind"] == "model" and step.get("text") and step.get("stop_reason") == "tool_use":
-        return [":thought_balloon: " + escape(clip(" ".join(step["text"].split()), 600))]
+    """The agent's interim thought before its tool calls (its thinking summary, then what it wrote), the model
+    that answered when it was not the run's own, or why the run stopped or waits."""
+    if step["kind"] == "model" and step.get("stop_reason") in ("tool_use", "pause_turn"):
+        thought = " — ".join(" ".join(part.split()) for part in (step.get("thinking"), step.get("text")) if part)
+        by = f" _(answered by `{escape(step['model'])}`)_" if step.get("model") else ""
+        return [":thought_balloon: " + escape(clip(thought, 600)) + by] if thought or by else []
+    if step["kind"] == "wait":
+        return [":hourglass: " + escape(clip(step.get("text") or "", 300))]
     if step["kind"] in ("guard", "error", "stop"):
         return [":octagonal_sign: " + escape(clip(step.get("text") or "", 300))]
     return []

@@ -51,7 +51,8 @@ def apply_state(run: Run, state: RunState) -> None:
 
 
 def step_dict(step: StepRecord) -> dict[str, Any]:
-    return {"turn": step.number, "kind": step.kind, "stop_reason": step.stop_reason, "text": step.text,
+    return {"turn": step.number, "kind": step.kind, "stop_reason": step.stop_reason, "model": step.model,
+            "text": step.text,
             "tool_calls": step.tool_calls, **step.usage.model_dump(), "latency_ms": step.latency_ms,
             "cost_usd": round(step.cost_usd, 6), "response": step.response}
 
@@ -139,7 +140,7 @@ class LeaseLost(RuntimeError):
 
 STATE_COLUMNS = ("messages", "pending_results", "status", "reason", "answer", "summary", "steps", *Usage.model_fields,
                  "cost_usd", *Allowance.model_fields, "updated_at", "finished_at")
-STEP_COLUMNS = ("turn", "kind", "stop_reason", "text", "response", "tool_calls", *Usage.model_fields, "latency_ms",
+STEP_COLUMNS = ("turn", "kind", "stop_reason", "model", "text", "response", "tool_calls", *Usage.model_fields, "latency_ms",
                 "cost_usd")
 
 

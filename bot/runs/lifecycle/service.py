@@ -68,7 +68,7 @@ class RunService:
                  owner: str | None = None, registry: dict[str, Tool] | None = None):
         self.db, self.settings = db, settings
         self.registry = REGISTRY if registry is None else registry
-        self.model_factory = model_factory or _shared_model(settings)
+        self.model_factory = model_factory or _shared_model(settings, db)
         self.owner = owner or owner_name()
         # known without building the client: recording a Slack request must not wait for `import anthropic`
         self._model_name: str | None = None if model_factory else model_name(settings)
@@ -312,7 +312,7 @@ class RunService:
             return state_from_run(run, [a for a in pending_approvals(session, run_id) if a.status == ApprovalStatus.PENDING])
 
 
-def _shared_model(settings: Settings) -> Callable[[], ModelClient]:
+def _shared_model(settings: Settings, db: Database) -> Callable[[], ModelClient]:
     """One model client for every run of this service (the SDK's client is thread-safe; building one per run
     costs an SSL context and a connection pool each time)."""
     model: list[ModelClient] = []
@@ -321,7 +321,7 @@ def _shared_model(settings: Settings) -> Callable[[], ModelClient]:
     def factory() -> ModelClient:
         with lock:
             if not model:
-                model.append(build_model(settings))
+                model.append(build_model(settings, db))
             return model[0]
 
     return factory

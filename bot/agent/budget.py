@@ -1,0 +1,168 @@
+"""One model budget for every process: the organization's Messages API limits, kept in the database.
+
+The API's limits (requests, input tokens and output tokens per minute) belong to the organization, so every
+run of every `serve`, `worker` and `kitebase run` draws on the same ones. The API measures them as token
+buckets refilled continuously, and reports what is left on every answer (the anthropic-ratelimit-* headers:
+limit, remaining, and the time the bucket is full again), and how long to wait on a 429 (retry-after).
+
+Here each process keeps what it learns in one `model_budget` row per API key and model (a hash, never the
+key), and a run takes its share before calling: one request, its expected input tokens (what the last turn
+sent uncached, since cache reads do not count against the input limit of current models) and some output.
+When the share is not there, `reserve` says how long until it is, and the run waits for its turn instead of
+calling and being answered 429. What the row says is corrected by every answer's headers, towards the
+smaller of the two (the headers do not know of calls other processes have reserved but not yet sent).
+
+Before the first answer the budget is unknown, and calls go as they come; a 429 then pauses every process
+for its retry-after. Retries of 429 and 529 stay in model.py, for what the budget could not foresee.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col
+
+from bot.db.engine import Database
+from bot.db.models import ModelBudget as Row
+
+logger = logging.getLogger(__name__)
+
+DIMENSIONS = ("requests", "input-tokens", "output-tokens")
+MINUTE = 60.0
+
+
+def budget_key(api_key: str, base_url: str | None, model: str) -> str:
+    """The row of one organization's limits for one model (the API's limits are per model class)."""
+    return hashlib.sha256(f"{api_key}\n{base_url or ''}\n{model}".encode()).hexdigest()[:40]
+
+
+def parse_limits(headers: Mapping[str, str], now: float) -> dict[str, dict[str, float]]:
+    """{dimension: {limit, remaining, rate}} from an answer's headers (the dimensions it reports)."""
+    found: dict[str, dict[str, float]] = {}
+    for name in DIMENSIONS:
+        try:
+            limit = float(headers[f"anthropic-ratelimit-{name}-limit"])
+            remaining = float(headers[f"anthropic-ratelimit-{name}-remaining"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if limit <= 0:
+            continue
+        rate = limit / MINUTE
+        reset = _epoch(headers.get(f"anthropic-ratelimit-{name}-reset"))
+        deficit = limit - remaining
+        # The bucket refills continuously: full again at `reset`. With a deficit large enough to measure, that
+        # gives the rate (the API's is limit per minute; a stand-in may run a faster clock).
+        if reset is not None and reset > now and deficit >= max(2.0, limit / 10):
+            rate = deficit / (reset - now)
+        found[name] = {"limit": limit, "remaining": max(0.0, remaining), "rate": rate}
+    return found
+
+
+def _epoch(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class SharedModelBudget:
+    """The budget row of one API key and model, read and written in short locked transactions."""
+
+    def __init__(self, db: Database, key: str, clock: Callable[[], float] = time.time):
+        self.db, self.key, self.clock = db, key, clock
+        self._exists = False
+
+    def reserve(self, *, input_tokens: int, output_tokens: int) -> float:
+        """0 when a call may go now (its share is taken), else the seconds to wait before asking again."""
+        needs = {"requests": 1.0, "input-tokens": float(input_tokens), "output-tokens": float(output_tokens)}
+        with self._locked() as (row, now):
+            if row.paused_until > now:
+                return row.paused_until - now
+            dims = _refilled(row, now)
+            wait = 0.0
+            for name, dim in dims.items():
+                need = min(needs[name], dim["limit"])
+                if dim["available"] < need:
+                    wait = max(wait, (need - dim["available"]) / dim["rate"])
+            if wait > 0:
+                return wait
+            for name, dim in dims.items():
+                dim["available"] -= min(needs[name], dim["limit"])
+            row.dimensions, row.as_of = dims, now
+            return 0.0
+
+    def observe(self, headers: Mapping[str, str]) -> None:
+        """An answer's headers: what the API says is left, kept where every process sees it."""
+        now = self.clock()
+        reported = parse_limits(headers, now)
+        if not reported:
+            return
+        with self._locked() as (row, now):
+            dims = _refilled(row, now)
+            for name, seen in reported.items():
+                known = dims.get(name)
+                mine = known["available"] if known and known["limit"] == seen["limit"] else seen["remaining"]
+                dims[name] = {"limit": seen["limit"], "available": min(mine, seen["remaining"]), "rate": seen["rate"]}
+            row.dimensions, row.as_of = dims, now
+
+    def pause(self, seconds: float) -> None:
+        """A 429's retry-after: no process calls before it has passed."""
+        with self._locked() as (row, now):
+            row.paused_until = max(row.paused_until, now + max(0.0, seconds))
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the row says now (for `kitebase` reports and tests)."""
+        with self._locked() as (row, now):
+            return {"dimensions": _refilled(row, now), "paused_for": max(0.0, row.paused_until - now)}
+
+    # --- the row --------------------------------------------------------------------------------
+
+    def _locked(self) -> _Locked:
+        if not self._exists:
+            self._ensure()
+        return _Locked(self)
+
+    def _ensure(self) -> None:
+        try:
+            with self.db.session() as session:
+                if session.get(Row, self.key) is None:
+                    session.add(Row(key=self.key, dimensions={}, as_of=self.clock(), paused_until=0.0))
+        except IntegrityError:  # another process made it first
+            pass
+        self._exists = True
+
+
+class _Locked:
+    """A transaction holding the budget row's write lock (an UPDATE takes it on SQLite and PostgreSQL alike)."""
+
+    def __init__(self, budget: SharedModelBudget):
+        self.budget = budget
+
+    def __enter__(self) -> tuple[Row, float]:
+        self._session = self.budget.db.session()
+        session = self._session.__enter__()
+        session.connection().execute(update(Row).where(col(Row.key) == self.budget.key).values(key=Row.key))
+        row = session.get(Row, self.budget.key, populate_existing=True)
+        if row is None:  # deleted meanwhile: start it again
+            row = Row(key=self.budget.key, dimensions={}, as_of=self.budget.clock(), paused_until=0.0)
+            session.add(row)
+        return row, self.budget.clock()
+
+    def __exit__(self, *exc: Any) -> bool | None:
+        return self._session.__exit__(*exc)
+
+
+def _refilled(row: Row, now: float) -> dict[str, dict[str, float]]:
+    """The row's dimensions as they stand at `now` (each bucket refilled since `as_of`, up to its limit)."""
+    elapsed = max(0.0, now - row.as_of)
+    return {name: {**dim, "available": min(dim["limit"], dim["available"] + elapsed * dim["rate"])}
+            for name, dim in (row.dimensions or {}).items()}

@@ -12,33 +12,76 @@ Only ``POST /v1/messages`` (non-streaming) is served.  Each request is checked t
 way the real API checks it (message order, content block shapes, tool_use /
 tool_result pairing, tool definitions, cache_control limits) *before* the scripted
 reply is produced; an invalid request gets a 400 ``invalid_request_error`` with a
-specific message, which the SDK raises as ``anthropic.BadRequestError``.
+specific message, which the SDK raises as ``anthropic.BadRequestError``.  That covers the
+request parameters ``thinking`` (``adaptive`` with an optional ``display``, ``enabled`` with a
+``budget_tokens`` >= 1024 and below ``max_tokens``, ``disabled``, ``between_tools``) and ``output_config``
+(``effort``, ``format``), and assistant messages holding any block type a response can hold (the SDK's
+``ContentBlock`` union: text, thinking, redacted_thinking, tool_use, server_tool_use, the server tools'
+``*_tool_result`` blocks, container_upload).
+
+Thinking is signed as the API signs it.  Script ``thinking("...")`` / ``redacted_thinking()`` blocks in a
+reply; when the server answers, every thinking block without a signature gets one (an HMAC-SHA256 of its
+text under a per-server secret, base64) and every redacted_thinking block without ``data`` gets opaque data
+the server remembers.  A scripted block that brings its own non-empty signature / data keeps it, and that
+value is then accepted back too.  A later request must send each thinking block back with a signature that
+verifies for exactly its text, and each redacted block with data the server issued, else 400
+(``messages.1.content.0: Invalid `signature` in `thinking` block``).  ``srv.thinking_verified`` counts the
+blocks that came back verified::
+
+    srv.queue(reply(thinking("Look it up first."), tool_use("lookup", {"q": "x"})), reply("done"))
+
+Per-minute rate limits, as the API documents them (``MessagesAPIServer(limits=RateLimits(...))``, or
+``srv.limits = ...`` later): a token bucket per dimension (requests, input tokens, output tokens) holding
+at most the limit, refilled continuously at limit / ``minute_seconds`` per second (60 s unless a test
+compresses time), starting full.  A request that arrives (authenticated and valid) needs one request
+token, its uncached input tokens (with ``billing``: the ``input_tokens`` + ``cache_creation_input_tokens``
+it would be billed, cache reads do not count; without: the stand-in's own estimate, ~4 characters of JSON
+of system + tools + messages per token), and an output bucket that is not empty.  If a bucket is short,
+the request is answered at once with 429 ``rate_limit_error`` and a ``retry-after`` (whole seconds for a
+60 s minute, else seconds with 3 decimals), and nothing is taken; a request needing more input tokens than
+the limit can never pass, and its ``retry-after`` is a whole minute.  Otherwise those are taken, the reply
+is produced, and its ``usage.output_tokens`` are taken from the output bucket (which may go below zero:
+later requests wait until it refills).  Every 200 and 429 (and scripted error reply) carries, for each
+configured dimension, ``anthropic-ratelimit-{requests,input-tokens,output-tokens}-{limit,remaining,reset}``
+(remaining: whole tokens left; reset: the RFC 3339 UTC time at which the bucket is full again), and
+``anthropic-ratelimit-tokens-*`` for the more restrictive of the two token buckets.  ``srv.answered``
+counts the 200s, ``srv.rate_limited`` the limiter's 429s.
 
 Standard library only.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
+import hmac
 import itertools
 import json
+import math
+import os
 import re
 import threading
 import time
 import traceback
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from standins.local_http import LocalHTTPServer
-from standins.prompt_cache import PromptCache
+from standins.prompt_cache import PromptCache, prompt_blocks
 
 __all__ = [
     "MessagesAPIServer",
+    "RateLimits",
     "InvalidRequest",
     "validate_request",
     "text",
+    "thinking",
+    "redacted_thinking",
     "tool_use",
     "reply",
     "error",
@@ -60,6 +103,16 @@ _tool_ids = itertools.count(1)
 def text(t: str) -> dict:
     """A text content block."""
     return {"type": "text", "text": t}
+
+
+def thinking(t: str) -> dict:
+    """A thinking block with no signature yet: the server signs ``t`` when it answers with it."""
+    return {"type": "thinking", "thinking": t, "signature": ""}
+
+
+def redacted_thinking() -> dict:
+    """A redacted_thinking block with no data yet: the server fills in opaque data when it answers."""
+    return {"type": "redacted_thinking", "data": ""}
 
 
 def tool_use(name: str, input: dict, id: str | None = None) -> dict:  # noqa: A002 - mirrors the API field
@@ -126,14 +179,38 @@ class InvalidRequest(Exception):
 _TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 
 _USER_BLOCK_TYPES = ("text", "image", "document", "tool_result")
+# The results of the server's own tools (they run at Anthropic and come back in the response).
+_SERVER_TOOL_RESULT_TYPES = (
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+)
+# Every block type a response may hold (the SDK's ContentBlock union): an assistant turn sends them back.
 _ASSISTANT_BLOCK_TYPES = (
     "text",
     "thinking",
     "redacted_thinking",
     "tool_use",
     "server_tool_use",
-    "web_search_tool_result",
+    *_SERVER_TOOL_RESULT_TYPES,
+    "container_upload",
 )
+# The fields each thinking block type has; anything else (cache_control included) is refused.
+_THINKING_FIELDS = {"thinking": ("thinking", "signature"), "redacted_thinking": ("data",)}
+_THINKING_TYPES = ("adaptive", "enabled", "disabled", "between_tools")
+_THINKING_KEYS = {
+    "adaptive": ("type", "display"),
+    "enabled": ("type", "budget_tokens", "display"),
+    "disabled": ("type",),
+    "between_tools": ("type",),
+}
+_THINKING_DISPLAYS = ("summarized", "omitted")
+_MIN_THINKING_BUDGET = 1024
+_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+_OUTPUT_CONFIG_KEYS = ("effort", "format")
 _TOOL_RESULT_CONTENT_TYPES = ("text", "image")
 _MAX_CACHE_CONTROL = 4
 
@@ -144,6 +221,19 @@ def _is_int(v: Any) -> bool:
 
 def _tags(types: tuple) -> str:
     return ", ".join(f"'{t}'" for t in types)
+
+
+def _one_of(values: tuple) -> str:
+    """``'a', 'b' or 'c'``, as the API's validation messages list literals."""
+    quoted = [f"'{v}'" for v in values]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def _require_str(block: dict, key: str, loc: str) -> None:
+    if key not in block:
+        raise InvalidRequest(f"{loc}.{key}: Field required")
+    if not isinstance(block[key], str):
+        raise InvalidRequest(f"{loc}.{key}: Input should be a valid string")
 
 
 def _check_cache_control(cc: Any, loc: str) -> None:
@@ -218,16 +308,19 @@ def _check_block(block: Any, loc: str, allowed: tuple, role: str) -> None:
                     raise InvalidRequest(f"{sloc}.source: Field required")
         else:
             raise InvalidRequest(f"{loc}.content: Input should be a valid string or a list of content blocks")
-    elif btype == "thinking":
-        if not isinstance(block.get("thinking"), str):
-            raise InvalidRequest(f"{loc}.thinking: Field required")
-        if not isinstance(block.get("signature"), str):
-            raise InvalidRequest(f"{loc}.signature: Field required")
-    elif btype == "redacted_thinking":
-        if not isinstance(block.get("data"), str):
-            raise InvalidRequest(f"{loc}.data: Field required")
-    elif btype == "web_search_tool_result" and not isinstance(block.get("tool_use_id"), str):
-        raise InvalidRequest(f"{loc}.tool_use_id: Field required")
+    elif btype in _THINKING_FIELDS:
+        fields = _THINKING_FIELDS[btype]
+        for key in fields:
+            _require_str(block, key, loc)
+        for key in block:
+            if key != "type" and key not in fields:  # cache_control too: thinking cannot be a breakpoint
+                raise InvalidRequest(f"{loc}.{btype}.{key}: Extra inputs are not permitted")
+    elif btype in _SERVER_TOOL_RESULT_TYPES:
+        _require_str(block, "tool_use_id", loc)
+        if block.get("content") is None:
+            raise InvalidRequest(f"{loc}.content: Field required")
+    elif btype == "container_upload":
+        _require_str(block, "file_id", loc)
 
 
 def _blocks(msg: dict) -> list:
@@ -358,6 +451,50 @@ def _check_tools(tools: Any) -> None:
             raise InvalidRequest(f"{loc}.input_schema.type: Input should be 'object'")
 
 
+def _check_thinking_config(config: Any, max_tokens: int) -> None:
+    if not isinstance(config, dict):
+        raise InvalidRequest("thinking: Input should be a valid dictionary or object")
+    if "type" not in config:
+        raise InvalidRequest("thinking.type: Field required")
+    kind = config["type"]
+    if kind not in _THINKING_TYPES:
+        raise InvalidRequest(f"thinking.type: Input should be {_one_of(_THINKING_TYPES)}")
+    for key in config:
+        if key not in _THINKING_KEYS[kind]:
+            raise InvalidRequest(f"thinking.{kind}.{key}: Extra inputs are not permitted")
+    display = config.get("display")
+    if display is not None and display not in _THINKING_DISPLAYS:
+        raise InvalidRequest(f"thinking.{kind}.display: Input should be {_one_of(_THINKING_DISPLAYS)}")
+    if kind != "enabled":
+        return
+    if "budget_tokens" not in config:
+        raise InvalidRequest("thinking.enabled.budget_tokens: Field required")
+    budget = config["budget_tokens"]
+    if not _is_int(budget):
+        raise InvalidRequest("thinking.enabled.budget_tokens: Input should be a valid integer")
+    if budget < _MIN_THINKING_BUDGET:
+        raise InvalidRequest(
+            f"thinking.enabled.budget_tokens: Input should be greater than or equal to {_MIN_THINKING_BUDGET}"
+        )
+    if max_tokens <= budget:
+        raise InvalidRequest(
+            f"`max_tokens` must be greater than `thinking.budget_tokens` (max_tokens: {max_tokens}, "
+            f"thinking.budget_tokens: {budget}). Please consult our documentation at "
+            "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+        )
+
+
+def _check_output_config(config: Any) -> None:
+    if not isinstance(config, dict):
+        raise InvalidRequest("output_config: Input should be a valid dictionary or object")
+    for key in config:
+        if key not in _OUTPUT_CONFIG_KEYS:
+            raise InvalidRequest(f"output_config.{key}: Extra inputs are not permitted")
+    effort = config.get("effort")
+    if effort is not None and effort not in _EFFORTS:
+        raise InvalidRequest(f"output_config.effort: Input should be {_one_of(_EFFORTS)}")
+
+
 def _check_cache_controls(body: dict) -> None:
     found: list = []  # (loc, value)
     if "cache_control" in body:
@@ -412,7 +549,189 @@ def validate_request(body: Any) -> None:
         _check_system(body["system"])
     if "tools" in body:
         _check_tools(body["tools"])
+    if body.get("thinking") is not None:
+        _check_thinking_config(body["thinking"], body["max_tokens"])
+    if body.get("output_config") is not None:
+        _check_output_config(body["output_config"])
     _check_cache_controls(body)
+
+
+# --------------------------------------------------------------------------
+# rate limits
+# --------------------------------------------------------------------------
+
+_RATE_LIMITS_DOC = "https://docs.claude.com/en/api/rate-limits"
+_EPSILON = 1e-9  # float slack, so that waiting exactly the retry-after is enough
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """Per-minute limits, as an organization has them (``None``: that dimension is not limited).
+
+    ``minute_seconds`` is how long a "minute" lasts, to compress time in tests: with
+    ``RateLimits(requests_per_minute=5, minute_seconds=1.0)`` a request token comes back every 0.2 s.
+    """
+
+    requests_per_minute: int | None = None
+    input_tokens_per_minute: int | None = None
+    output_tokens_per_minute: int | None = None
+    minute_seconds: float = 60.0
+
+    def __post_init__(self) -> None:
+        for name in ("requests_per_minute", "input_tokens_per_minute", "output_tokens_per_minute"):
+            value = getattr(self, name)
+            if value is not None and (not _is_int(value) or value < 1):
+                raise ValueError(f"RateLimits.{name} must be a positive integer or None, got {value!r}")
+        if not self.minute_seconds > 0:
+            raise ValueError(f"RateLimits.minute_seconds must be positive, got {self.minute_seconds!r}")
+
+
+class _Bucket:
+    """A token bucket: at most ``limit`` tokens, refilled continuously at limit / minute, starting full."""
+
+    def __init__(self, limit: int, minute_seconds: float, now: float):
+        self.limit = limit
+        self.rate = limit / minute_seconds  # tokens per second
+        self.level = float(limit)
+        self.updated = now
+
+    def refill(self, now: float) -> None:
+        self.level = min(float(self.limit), self.level + max(0.0, now - self.updated) * self.rate)
+        self.updated = now
+
+    def has(self, amount: float) -> bool:
+        return self.level + _EPSILON >= amount
+
+    def wait_for(self, amount: float) -> float:
+        """Seconds until ``amount`` tokens are there; more than the bucket holds: a whole minute."""
+        if amount > self.limit:
+            return self.limit / self.rate
+        return max(0.0, amount - self.level) / self.rate
+
+    @property
+    def remaining(self) -> int:
+        return max(0, math.floor(self.level + _EPSILON))
+
+
+def _rfc3339(when: float, whole_seconds: bool) -> str:
+    """A wall-clock time as RFC 3339 UTC, rounded up (to the second, or to the millisecond)."""
+    if whole_seconds:
+        return datetime.fromtimestamp(math.ceil(when), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = datetime.fromtimestamp(math.ceil(when * 1000) / 1000, UTC)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
+
+
+def _retry_after(seconds: float, whole_seconds: bool) -> str:
+    if whole_seconds:
+        return str(max(1, math.ceil(seconds - _EPSILON)))
+    return f"{max(1, math.ceil(seconds * 1000 - _EPSILON)) / 1000:.3f}"
+
+
+class _Refusal:
+    def __init__(self, message: str, headers: dict[str, str]):
+        self.message, self.headers = message, headers
+
+
+class _RateLimiter:
+    """The buckets of one :class:`RateLimits`; thread-safe."""
+
+    UNITS = {"requests": "requests", "input-tokens": "input tokens", "output-tokens": "output tokens"}
+
+    def __init__(self, limits: RateLimits, clock: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], float] = time.time):
+        self.limits = limits
+        self.clock, self.wall_clock = clock, wall_clock
+        self.whole_seconds = limits.minute_seconds == 60.0
+        self._lock = threading.Lock()
+        now = clock()
+        configured = {
+            "requests": limits.requests_per_minute,
+            "input-tokens": limits.input_tokens_per_minute,
+            "output-tokens": limits.output_tokens_per_minute,
+        }
+        self.buckets = {
+            name: _Bucket(limit, limits.minute_seconds, now) for name, limit in configured.items() if limit
+        }
+
+    @property
+    def counts_input(self) -> bool:
+        return "input-tokens" in self.buckets
+
+    def admit(self, input_tokens: int, model: Any) -> _Refusal | None:
+        """Take what a request needs and answer None, or take nothing and answer why not."""
+        needs = {"requests": 1, "input-tokens": input_tokens, "output-tokens": 1}  # output: only not empty
+        with self._lock:
+            now = self.clock()
+            for bucket in self.buckets.values():
+                bucket.refill(now)
+            short = [name for name, bucket in self.buckets.items() if not bucket.has(needs[name])]
+            if short:
+                wait = max(self.buckets[name].wait_for(needs[name]) for name in short)
+                headers = self._headers(now)
+                headers["retry-after"] = _retry_after(wait, self.whole_seconds)
+                return _Refusal(self._message(short[0], model, needs[short[0]]), headers)
+            for name in ("requests", "input-tokens"):
+                if name in self.buckets:
+                    self.buckets[name].level -= needs[name]
+        return None
+
+    def debit_output(self, tokens: int) -> None:
+        with self._lock:
+            bucket = self.buckets.get("output-tokens")
+            if bucket is not None:
+                bucket.refill(self.clock())
+                bucket.level -= tokens
+
+    def headers(self) -> dict[str, str]:
+        with self._lock:
+            now = self.clock()
+            for bucket in self.buckets.values():
+                bucket.refill(now)
+            return self._headers(now)
+
+    def _headers(self, now: float) -> dict[str, str]:
+        wall = self.wall_clock()
+        headers: dict[str, str] = {}
+
+        def describe(prefix: str, bucket: _Bucket) -> None:
+            full_at = wall + (bucket.limit - bucket.level) / bucket.rate
+            headers[f"anthropic-ratelimit-{prefix}-limit"] = str(bucket.limit)
+            headers[f"anthropic-ratelimit-{prefix}-remaining"] = str(bucket.remaining)
+            headers[f"anthropic-ratelimit-{prefix}-reset"] = _rfc3339(full_at, self.whole_seconds)
+
+        for name, bucket in self.buckets.items():
+            describe(name, bucket)
+        token_buckets = [self.buckets[n] for n in ("input-tokens", "output-tokens") if n in self.buckets]
+        if token_buckets:  # the most restrictive limit currently in effect
+            describe("tokens", min(token_buckets, key=lambda b: (b.remaining, b.limit)))
+        return headers
+
+    def _message(self, name: str, model: Any, need: int) -> str:
+        limit = self.buckets[name].limit
+        minute = "" if self.whole_seconds else f" (a minute here lasts {self.limits.minute_seconds:g} s)"
+        alone = f" This request alone needs {need:,} {self.UNITS[name]}." if need > limit else ""
+        return (
+            f"This request would exceed your organization's rate limit of {limit:,} {self.UNITS[name]} per "
+            f"minute{minute} (model: {model}).{alone} For details, refer to: {_RATE_LIMITS_DOC}. You can see "
+            "the response headers for current usage. Please reduce the prompt length or the maximum tokens "
+            "requested, or try again later."
+        )
+
+
+def _estimate_input_tokens(request: dict) -> int:
+    """The stand-in's input token estimate without billing: ~4 characters of JSON per token."""
+    prompt = {k: request.get(k) for k in ("system", "tools", "messages") if k in request}
+    return max(1, len(json.dumps(prompt)) // 4)
+
+
+def _uncached_tokens(cache: PromptCache, request: dict) -> int:
+    """``input_tokens + cache_creation_input_tokens`` the cache would bill ``request`` now, without billing
+    it (a refused request writes nothing): every token of the prompt but the longest prefix it would read."""
+    blocks = prompt_blocks(request)
+    breakpoints = [i for i, b in enumerate(blocks) if b.ttl is not None]
+    with cache._lock:
+        hit = cache._longest_hit(blocks, breakpoints, cache.clock())
+    return sum(b.tokens for b in blocks[hit + 1:])
 
 
 # --------------------------------------------------------------------------
@@ -503,9 +822,19 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             validate_request(body)
+            self.api._verify_thinking(body)
         except InvalidRequest as exc:
             self._send(400, _error_body("invalid_request_error", str(exc)))
             return
+
+        limiter = self.api._limiter
+        if limiter is not None:
+            refusal = limiter.admit(self.api._uncached_input_tokens(body) if limiter.counts_input else 0,
+                                    body.get("model"))
+            if refusal is not None:  # answered at once, nothing taken, nothing scripted consumed
+                self.api._count("rate_limited")
+                self._send(429, _error_body("rate_limit_error", refusal.message), refusal.headers)
+                return
 
         try:
             result = self.api._respond(body)
@@ -545,6 +874,8 @@ class _Handler(BaseHTTPRequestHandler):
                     {"x-should-retry": "false"},
                 )
                 return
+            if limiter is not None:
+                extra = {**limiter.headers(), **extra}
             self._send(int(status), err_body, extra)
             return
         if not isinstance(result, dict):
@@ -558,8 +889,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         completed = self.api._complete_response(result, body)
         entry["response"] = copy.deepcopy(completed)  # what was answered, for tests that check round trips
+        limit_headers: dict = {}
+        if limiter is not None:
+            output_tokens = completed["usage"].get("output_tokens")
+            if _is_int(output_tokens):
+                limiter.debit_output(output_tokens)
+            limit_headers = limiter.headers()
         time.sleep(max(0.0, arrived + self.api.latency - time.monotonic()))
-        self._send(200, completed)
+        self.api._count("answered")
+        self._send(200, completed, limit_headers)
 
     do_POST = _handle
     do_GET = _handle
@@ -580,23 +918,51 @@ class MessagesAPIServer(LocalHTTPServer):
     ``latency``: seconds from a request's arrival to its answer (the stand-in's own work included).
     ``billing``: a :class:`standins.prompt_cache.PromptCache` that fills ``usage`` the way the API bills
     prompt caching (unless the reply gives its own input token counts).
+    ``limits``: per-minute :class:`RateLimits` (also settable later as ``srv.limits``; setting them starts
+    full buckets).  ``latency`` applies to 200 answers; the limiter's 429s are answered at once.
     Without a responder, replies scripted with :meth:`queue` are served FIFO (queued
     replies are also served first when a responder is given, which then acts as the
     fallback).  When nothing is left: 500 ``api_error`` with ``x-should-retry: false``
     so the SDK does not retry.
+
+    Counters: ``answered`` (200s with a message), ``rate_limited`` (the limiter's 429s),
+    ``thinking_verified`` (thinking and redacted_thinking blocks that came back with a valid
+    signature / data).
     """
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
-                 billing: PromptCache | None = None):
+                 billing: PromptCache | None = None, limits: RateLimits | None = None):
         self.responder = responder
         self.latency = latency
         self.billing = billing
         self.url: str = ""
         self.requests: list[dict] = []
+        self.answered = 0
+        self.rate_limited = 0
+        self.thinking_verified = 0
         self._lock = threading.Lock()
         self._queue: deque = deque()
         self._msg_ids = itertools.count(1)
         self._req_ids = itertools.count(1)
+        self._secret = os.urandom(32)  # signs this server's thinking blocks
+        self._scripted_signatures: set[tuple[str, str]] = set()  # (thinking, signature) a reply brought
+        self._redacted_data: set[str] = set()  # redacted_thinking data this server answered with
+        self._limits: RateLimits | None = None
+        self._limiter: _RateLimiter | None = None
+        self.limits = limits
+
+    @property
+    def limits(self) -> RateLimits | None:
+        """The per-minute rate limits in force (None: unlimited)."""
+        return self._limits
+
+    @limits.setter
+    def limits(self, limits: RateLimits | None) -> None:
+        if limits is not None and not isinstance(limits, RateLimits):
+            raise TypeError(f"limits must be a RateLimits or None, got {type(limits).__name__}")
+        with self._lock:
+            self._limits = limits
+            self._limiter = _RateLimiter(limits) if limits is not None else None
 
     # -- scripting --------------------------------------------------------
     def queue(self, *responses: dict | tuple) -> None:
@@ -628,6 +994,67 @@ class MessagesAPIServer(LocalHTTPServer):
         with self._lock:
             return f"req_test_{next(self._req_ids)}"
 
+    def _count(self, counter: str) -> None:
+        with self._lock:
+            setattr(self, counter, getattr(self, counter) + 1)
+
+    def _uncached_input_tokens(self, request: dict) -> int:
+        """What a request takes from the input-token bucket: its uncached input (cache reads are free)."""
+        if self.billing is not None:
+            return _uncached_tokens(self.billing, request)
+        return _estimate_input_tokens(request)
+
+    # -- thinking signatures ------------------------------------------------
+    def _signature(self, thought: str) -> str:
+        mac = hmac.new(self._secret, b"thinking\x00" + thought.encode("utf-8"), hashlib.sha256).digest()
+        return base64.b64encode(b"\x12\x20" + mac).decode("ascii")
+
+    def _sign_thinking(self, content: Any) -> None:
+        """Sign the reply's thinking blocks that have no signature; fill in redacted blocks' data."""
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+                given = block.get("signature")
+                if isinstance(given, str) and given:  # scripted with its own: kept, and accepted back
+                    with self._lock:
+                        self._scripted_signatures.add((block["thinking"], given))
+                else:
+                    block["signature"] = self._signature(block["thinking"])
+            elif block.get("type") == "redacted_thinking":
+                data = block.get("data")
+                if not (isinstance(data, str) and data):
+                    data = block["data"] = base64.b64encode(b"\x12" + os.urandom(95)).decode("ascii")
+                with self._lock:
+                    self._redacted_data.add(data)
+
+    def _verify_thinking(self, request: dict) -> None:
+        """Every thinking block must come back as it was answered; raise InvalidRequest if one did not."""
+        verified = 0
+        for i, msg in enumerate(request["messages"]):
+            if msg["role"] != "assistant":
+                continue
+            for j, block in enumerate(_blocks(msg)):
+                loc = f"messages.{i}.content.{j}"
+                if block["type"] == "thinking":
+                    thought, given = block["thinking"], block["signature"]
+                    expected = self._signature(thought)
+                    if not hmac.compare_digest(expected.encode(), given.encode("utf-8")):
+                        with self._lock:
+                            scripted = (thought, given) in self._scripted_signatures
+                        if not scripted:
+                            raise InvalidRequest(f"{loc}: Invalid `signature` in `thinking` block")
+                    verified += 1
+                elif block["type"] == "redacted_thinking":
+                    with self._lock:
+                        issued = block["data"] in self._redacted_data
+                    if not issued:
+                        raise InvalidRequest(f"{loc}: Invalid `data` in `redacted_thinking` block")
+                    verified += 1
+        if verified:
+            with self._lock:
+                self.thinking_verified += verified
+
     def _respond(self, body: dict) -> dict | tuple:
         with self._lock:
             scripted = self._queue.popleft() if self._queue else None
@@ -651,14 +1078,14 @@ class MessagesAPIServer(LocalHTTPServer):
         resp.setdefault("content", [])
         resp.setdefault("stop_reason", "end_turn")
         resp.setdefault("stop_sequence", None)
+        self._sign_thinking(resp["content"])
         usage = resp.get("usage")
         usage = dict(usage) if isinstance(usage, dict) else {}
         # Rough, deterministic token estimates (~4 chars/token) unless the script gave numbers.
         if "input_tokens" not in usage and self.billing is not None:
             usage.update(self.billing.bill(request).usage())
         if "input_tokens" not in usage:
-            prompt = {k: request.get(k) for k in ("system", "tools", "messages") if k in request}
-            usage["input_tokens"] = max(1, len(json.dumps(prompt)) // 4)
+            usage["input_tokens"] = _estimate_input_tokens(request)
         if "output_tokens" not in usage:
             usage["output_tokens"] = max(1, len(json.dumps(resp["content"])) // 4)
         usage.setdefault("cache_creation_input_tokens", 0)

@@ -1,17 +1,31 @@
 """Checks the local Messages API stand-in against the real anthropic SDK (no network)."""
 
 import json
+import math
+import re
 import time
+import typing
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 
 import anthropic
+import anthropic.types
+import pydantic
 import pytest
 
-try:
-    from standins.anthropic_server import MessagesAPIServer, error, reply, text, tool_use
-except ImportError:  # tests/ is not a package: pytest puts tests/ itself on sys.path
-    from fakes.anthropic_server import MessagesAPIServer, error, reply, text, tool_use
+from standins.anthropic_server import (
+    MessagesAPIServer,
+    RateLimits,
+    error,
+    redacted_thinking,
+    reply,
+    text,
+    thinking,
+    tool_use,
+)
+from standins.prompt_cache import PromptCache
 
 MODEL = "claude-test-model"
 OVERLOADED = (529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
@@ -29,7 +43,8 @@ def make_client(srv, **kw):
 
 
 def create(client, messages, **kw):
-    return client.messages.create(model=MODEL, max_tokens=256, messages=messages, **kw)
+    kw.setdefault("max_tokens", 256)
+    return client.messages.create(model=MODEL, messages=messages, **kw)
 
 
 TOOLS = [
@@ -213,6 +228,75 @@ ASSISTANT_TOOL_CALL = {
             "`tool_use` ids must be unique",
             id="duplicate-tool_use-id",
         ),
+        pytest.param(
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [
+                    {**thinking("hmm"), "signature": "c2ln", "cache_control": {"type": "ephemeral"}},
+                    {"type": "text", "text": "ok"},
+                ]},
+                {"role": "user", "content": "and?"},
+            ],
+            "messages.1.content.0.thinking.cache_control: Extra inputs are not permitted",
+            id="thinking-with-cache_control",
+        ),
+        pytest.param(
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [
+                    {"type": "redacted_thinking", "data": "ZGF0YQ==", "cache_control": {"type": "ephemeral"}},
+                ]},
+                {"role": "user", "content": "and?"},
+            ],
+            "messages.1.content.0.redacted_thinking.cache_control: Extra inputs are not permitted",
+            id="redacted_thinking-with-cache_control",
+        ),
+        pytest.param(
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [{"type": "thinking", "thinking": "x"}]},
+            ],
+            "messages.1.content.0.signature: Field required",
+            id="thinking-without-signature",
+        ),
+        pytest.param(
+            [{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "redacted_thinking"}]}],
+            "messages.1.content.0.data: Field required",
+            id="redacted_thinking-without-data",
+        ),
+        pytest.param(
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [
+                    {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_fetch", "input": {"url": "u"}},
+                    {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_1"},
+                ]},
+            ],
+            "messages.1.content.1.content: Field required",
+            id="server-tool-result-without-content",
+        ),
+        pytest.param(
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [
+                    {"type": "code_execution_tool_result", "tool_use_id": 7,
+                     "content": {"type": "code_execution_result", "stdout": "", "stderr": "", "return_code": 0,
+                                 "content": []}},
+                ]},
+            ],
+            "messages.1.content.0.tool_use_id: Input should be a valid string",
+            id="server-tool-result-id-not-a-string",
+        ),
+        pytest.param(
+            [{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "container_upload"}]}],
+            "messages.1.content.0.file_id: Field required",
+            id="container_upload-without-file_id",
+        ),
+        pytest.param(
+            [{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "made_up_result"}]}],
+            "Input tag 'made_up_result' found using 'type' does not match any of the expected tags",
+            id="unknown-assistant-block",
+        ),
     ],
 )
 def test_invalid_history_is_rejected(srv, messages, expected):
@@ -353,3 +437,404 @@ def test_out_of_script_is_not_retried(srv):
     with pytest.raises(anthropic.InternalServerError, match="ran out"):
         create(make_client(srv, max_retries=2), [{"role": "user", "content": "hi"}])
     assert len(srv.requests) == 1
+
+
+# --------------------------------------------------------------------------
+# thinking and output_config parameters
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        pytest.param({"thinking": {"type": "sometimes"}},
+                     "thinking.type: Input should be 'adaptive', 'enabled', 'disabled'", id="thinking-type"),
+        pytest.param({"thinking": {"display": "omitted"}}, "thinking.type: Field required", id="thinking-no-type"),
+        pytest.param({"thinking": "adaptive"}, "thinking: Input should be a valid dictionary", id="thinking-str"),
+        pytest.param({"thinking": {"type": "adaptive", "display": "full"}},
+                     "thinking.adaptive.display: Input should be 'summarized' or 'omitted'", id="display"),
+        pytest.param({"thinking": {"type": "adaptive", "budget_tokens": 2048}},
+                     "thinking.adaptive.budget_tokens: Extra inputs are not permitted", id="adaptive-budget"),
+        pytest.param({"thinking": {"type": "enabled"}},
+                     "thinking.enabled.budget_tokens: Field required", id="enabled-no-budget"),
+        pytest.param({"thinking": {"type": "enabled", "budget_tokens": 1023}, "max_tokens": 4096},
+                     "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+                     id="budget-too-small"),
+        pytest.param({"thinking": {"type": "enabled", "budget_tokens": "2048"}, "max_tokens": 4096},
+                     "thinking.enabled.budget_tokens: Input should be a valid integer", id="budget-str"),
+        pytest.param({"thinking": {"type": "enabled", "budget_tokens": 2048}, "max_tokens": 2048},
+                     "`max_tokens` must be greater than `thinking.budget_tokens`", id="budget-not-below-max"),
+        pytest.param({"thinking": {"type": "disabled", "display": "omitted"}},
+                     "thinking.disabled.display: Extra inputs are not permitted", id="disabled-extra"),
+        pytest.param({"output_config": {"effort": "extreme"}},
+                     "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'",
+                     id="effort"),
+        pytest.param({"output_config": {"verbosity": "low"}},
+                     "output_config.verbosity: Extra inputs are not permitted", id="output_config-extra"),
+        pytest.param({"output_config": "low"}, "output_config: Input should be a valid dictionary",
+                     id="output_config-str"),
+    ],
+)
+def test_invalid_thinking_and_output_config_are_rejected(srv, params, expected):
+    srv.queue(reply("never served"))
+    with pytest.raises(anthropic.BadRequestError) as excinfo:
+        create(make_client(srv), [{"role": "user", "content": "hi"}], **params)
+    assert excinfo.value.body["error"]["type"] == "invalid_request_error"
+    assert expected in excinfo.value.body["error"]["message"]
+    assert srv.pending == 1
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"thinking": {"type": "adaptive"}, "output_config": {"effort": "max"}},
+        {"thinking": {"type": "adaptive", "display": "omitted"}, "output_config": {"effort": None}},
+        {"thinking": {"type": "enabled", "budget_tokens": 1024}, "max_tokens": 1025},
+        {"thinking": {"type": "disabled"}, "output_config": {"effort": "xhigh"}},
+        {"output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}}},
+    ],
+)
+def test_valid_thinking_and_output_config_are_accepted(srv, params):
+    srv.queue(reply("ok"))
+    assert create(make_client(srv), [{"role": "user", "content": "hi"}], **params).content[0].text == "ok"
+    for key in ("thinking", "output_config"):
+        assert srv.message_requests[0].get(key) == params.get(key)
+
+
+# --------------------------------------------------------------------------
+# thinking signatures
+# --------------------------------------------------------------------------
+
+THINK = {"thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": "low"}}
+
+
+def _thinking_turn(srv, client):
+    """One answered turn with thinking (a summary, an omitted one) and a redacted block, as history."""
+    call = tool_use("lookup", {"q": "x"})
+    srv.queue(reply(thinking("I should look it up."), redacted_thinking(), thinking(""), call))
+    user = {"role": "user", "content": "go"}
+    first = create(client, [user], tools=TOOLS, **THINK)
+    assistant = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": "r"}]}
+    return first, [user, assistant, result]
+
+
+def test_thinking_blocks_are_signed_and_round_trip_unchanged(srv):
+    client = make_client(srv)
+    first, history = _thinking_turn(srv, client)
+    assert [b.type for b in first.content] == ["thinking", "redacted_thinking", "thinking", "tool_use"]
+    summary, redacted, omitted = first.content[:3]
+    assert summary.thinking == "I should look it up." and summary.signature
+    assert omitted.thinking == "" and omitted.signature and omitted.signature != summary.signature
+    assert redacted.data
+    assert srv.thinking_verified == 0
+
+    srv.queue(reply("done"))
+    assert create(client, history, tools=TOOLS, **THINK).content[0].text == "done"
+    assert srv.thinking_verified == 3
+    assert srv.message_requests[1]["messages"][1]["content"][:3] == srv.requests[0]["response"]["content"][:3]
+    assert srv.message_requests[1]["thinking"] == THINK["thinking"]
+    assert srv.message_requests[1]["output_config"] == THINK["output_config"]
+
+    # the whole history again, one more turn on: every block is checked every time
+    srv.queue(reply("again"))
+    history += [{"role": "assistant", "content": "done"}, {"role": "user", "content": "and?"}]
+    assert create(client, history, tools=TOOLS, **THINK).content[0].text == "again"
+    assert srv.thinking_verified == 6
+
+
+def _altered(history, index, **changes):
+    assistant = dict(history[1], content=[dict(b) for b in history[1]["content"]])
+    assistant["content"][index].update(changes)
+    return [history[0], assistant, history[2]]
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        pytest.param(lambda h: _altered(h, 0, thinking="I should look it up!"),
+                     "messages.1.content.0: Invalid `signature` in `thinking` block", id="text-changed"),
+        pytest.param(lambda h: _altered(h, 2, thinking="something I never thought"),
+                     "messages.1.content.2: Invalid `signature` in `thinking` block", id="omitted-text-filled-in"),
+        pytest.param(lambda h: _altered(h, 0, signature=h[1]["content"][2]["signature"]),
+                     "messages.1.content.0: Invalid `signature` in `thinking` block", id="signature-swapped"),
+        pytest.param(lambda h: _altered(h, 0, signature="EqQBCkYIBxgCKkA="),
+                     "messages.1.content.0: Invalid `signature` in `thinking` block", id="signature-made-up"),
+        pytest.param(lambda h: _altered(h, 0, signature=""),
+                     "messages.1.content.0: Invalid `signature` in `thinking` block", id="signature-empty"),
+        pytest.param(lambda h: _altered(h, 1, data="EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIw"),
+                     "messages.1.content.1: Invalid `data` in `redacted_thinking` block", id="redacted-made-up"),
+    ],
+)
+def test_altered_thinking_is_rejected(srv, change, expected):
+    client = make_client(srv)
+    _, history = _thinking_turn(srv, client)
+    srv.queue(reply("never served"))
+    with pytest.raises(anthropic.BadRequestError) as excinfo:
+        create(client, change(history), tools=TOOLS, **THINK)
+    assert excinfo.value.body["error"] == {"type": "invalid_request_error", "message": expected}
+    assert srv.pending == 1 and srv.thinking_verified == 0
+
+
+def test_signatures_belong_to_the_server_that_issued_them(srv):
+    _, history = _thinking_turn(srv, make_client(srv))
+    with MessagesAPIServer() as other:
+        other.queue(reply("never served"))
+        with pytest.raises(anthropic.BadRequestError, match="Invalid `signature` in `thinking` block"):
+            create(make_client(other), history, tools=TOOLS, **THINK)
+
+
+def test_a_scripted_signature_is_kept_and_accepted_back_for_its_text_only(srv):
+    scripted = {"type": "thinking", "thinking": "Scripted thought.", "signature": "sig-abc=="}
+    srv.queue(reply(scripted, "Hello."), reply("fine"))
+    client = make_client(srv)
+    user = {"role": "user", "content": "hi"}
+    first = create(client, [user], **THINK)
+    assert first.content[0].signature == "sig-abc=="
+    assistant = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]}
+    later = {"role": "user", "content": "more"}
+    assert create(client, [user, assistant, later], **THINK).content[0].text == "fine"
+    assert srv.thinking_verified == 1
+    assistant["content"][0] = {**scripted, "thinking": "Another thought."}
+    with pytest.raises(anthropic.BadRequestError, match="Invalid `signature`"):
+        create(client, [user, assistant, later], **THINK)
+
+
+SERVER_TOOL_BLOCKS = [
+    {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "okta"}},
+    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01",
+     "content": [{"type": "web_search_result", "url": "https://example.com/okta", "title": "Okta",
+                  "encrypted_content": "EqgfCioIARgBIiQ3"}]},
+    {"type": "server_tool_use", "id": "srvtoolu_02", "name": "web_fetch", "input": {"url": "https://example.com/a"}},
+    {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_02",
+     "content": {"type": "web_fetch_result", "url": "https://example.com/a", "retrieved_at": "2026-01-01T00:00:00Z",
+                 "content": {"type": "document", "title": "A",
+                             "source": {"type": "text", "media_type": "text/plain", "data": "page text"}}}},
+    {"type": "server_tool_use", "id": "srvtoolu_03", "name": "code_execution", "input": {"code": "print(1)"}},
+    {"type": "code_execution_tool_result", "tool_use_id": "srvtoolu_03",
+     "content": {"type": "code_execution_result", "stdout": "1\n", "stderr": "", "return_code": 0, "content": []}},
+    {"type": "server_tool_use", "id": "srvtoolu_04", "name": "bash_code_execution", "input": {"command": "ls"}},
+    {"type": "bash_code_execution_tool_result", "tool_use_id": "srvtoolu_04",
+     "content": {"type": "bash_code_execution_result", "stdout": "a.txt\n", "stderr": "", "return_code": 0,
+                 "content": []}},
+    {"type": "server_tool_use", "id": "srvtoolu_05", "name": "text_editor_code_execution",
+     "input": {"command": "view", "path": "a.txt"}},
+    {"type": "text_editor_code_execution_tool_result", "tool_use_id": "srvtoolu_05",
+     "content": {"type": "text_editor_code_execution_view_result", "file_type": "text", "content": "hello",
+                 "num_lines": 1, "start_line": 1, "total_lines": 1}},
+    {"type": "server_tool_use", "id": "srvtoolu_06", "name": "tool_search_tool_regex", "input": {"query": "look"}},
+    {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_06",
+     "content": {"type": "tool_search_tool_search_result",
+                 "tool_references": [{"type": "tool_reference", "tool_name": "lookup"}]}},
+    {"type": "container_upload", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w"},
+]
+
+
+def test_every_response_block_type_goes_back_in_an_assistant_message(srv):
+    documented = {cls.model_fields["type"].annotation.__args__[0]
+                  for cls in typing.get_args(typing.get_args(anthropic.types.ContentBlock)[0])}
+    adapter = pydantic.TypeAdapter(anthropic.types.ContentBlock)
+    for block in SERVER_TOOL_BLOCKS:  # the examples are blocks the SDK reads as a response's
+        adapter.validate_python(block)
+    call = tool_use("lookup", {"q": "x"})
+    srv.queue(reply(thinking("Search, fetch, run."), redacted_thinking(), text("Working."), *SERVER_TOOL_BLOCKS,
+                    call), reply("all there"))
+    client = make_client(srv)
+    user = {"role": "user", "content": "go"}
+    first = create(client, [user], tools=TOOLS, **THINK)
+    sent_back = [b.model_dump(exclude_none=True) for b in first.content]
+    assert {b["type"] for b in sent_back} == documented
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": "r"}]}
+    second = create(client, [user, {"role": "assistant", "content": sent_back}, result], tools=TOOLS, **THINK)
+    assert second.content[0].text == "all there"
+    assert srv.message_requests[1]["messages"][1]["content"] == sent_back
+    assert srv.thinking_verified == 2
+
+
+# --------------------------------------------------------------------------
+# rate limits
+# --------------------------------------------------------------------------
+
+HI = [{"role": "user", "content": "hi"}]
+RFC3339_WHOLE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+def _reset_in(value: str) -> float:
+    """Seconds from now to an RFC 3339 reset time."""
+    return datetime.fromisoformat(value).timestamp() - time.time()
+
+
+def _always(*_):
+    return reply("ok")
+
+
+def test_requests_per_minute_refuse_the_sixth_and_say_when_to_come_back():
+    with MessagesAPIServer(limits=RateLimits(requests_per_minute=5, minute_seconds=1.0)) as srv:
+        srv.queue(*[reply(f"answer {n}") for n in range(6)])
+        client = make_client(srv)
+        for _ in range(5):
+            create(client, HI)
+        with pytest.raises(anthropic.RateLimitError) as excinfo:
+            create(client, HI)
+        err = excinfo.value
+        assert err.status_code == 429 and err.body["error"]["type"] == "rate_limit_error"
+        assert "rate limit of 5 requests per minute" in err.body["error"]["message"]
+        headers = err.response.headers
+        retry = float(headers["retry-after"])
+        assert re.fullmatch(r"\d+\.\d{3}", headers["retry-after"])
+        assert 0.1 <= retry <= 0.2
+        assert headers["anthropic-ratelimit-requests-limit"] == "5"
+        assert headers["anthropic-ratelimit-requests-remaining"] == "0"
+        assert RFC3339_MS.match(headers["anthropic-ratelimit-requests-reset"])
+        assert 0.5 < _reset_in(headers["anthropic-ratelimit-requests-reset"]) <= 1.05
+        assert "anthropic-ratelimit-tokens-limit" not in headers  # no token limit configured
+        assert srv.pending == 1, "a refused request consumes no scripted reply"
+        assert (srv.answered, srv.rate_limited) == (5, 1)
+
+        time.sleep(retry)
+        assert create(client, HI).content[0].text == "answer 5"
+        assert (srv.answered, srv.rate_limited) == (5 + 1, 1)
+
+
+def test_the_sdk_waits_the_retry_after_and_then_succeeds():
+    with MessagesAPIServer(_always, limits=RateLimits(requests_per_minute=10, minute_seconds=1.0)) as srv:
+        client = make_client(srv, max_retries=1)
+        started = time.monotonic()
+        for _ in range(11):
+            create(client, HI)
+        assert srv.rate_limited == 1 and srv.answered == 11
+        assert 0.05 < time.monotonic() - started < 0.5  # one wait of about 0.1 s, not the SDK's 0.5 s backoff
+
+
+def test_remaining_and_reset_headers_on_a_200():
+    limits = RateLimits(requests_per_minute=50, input_tokens_per_minute=1000, output_tokens_per_minute=600)
+    with MessagesAPIServer(limits=limits) as srv:
+        srv.queue(reply("ok", usage={"output_tokens": 100}))
+        raw = make_client(srv).messages.with_raw_response.create(model=MODEL, max_tokens=256, messages=HI)
+        message = raw.parse()
+        headers = raw.headers
+    assert headers["anthropic-ratelimit-requests-limit"] == "50"
+    assert headers["anthropic-ratelimit-requests-remaining"] == "49"
+    assert headers["anthropic-ratelimit-input-tokens-limit"] == "1000"
+    assert headers["anthropic-ratelimit-input-tokens-remaining"] == str(1000 - message.usage.input_tokens)
+    assert headers["anthropic-ratelimit-output-tokens-limit"] == "600"
+    assert headers["anthropic-ratelimit-output-tokens-remaining"] == "500"
+    # the more restrictive token bucket: output (500 left) rather than input (about 990 left)
+    assert headers["anthropic-ratelimit-tokens-limit"] == "600"
+    assert headers["anthropic-ratelimit-tokens-remaining"] == "500"
+    for name in ("requests", "input-tokens", "output-tokens", "tokens"):
+        assert RFC3339_WHOLE.match(headers[f"anthropic-ratelimit-{name}-reset"]), name
+    # full again: one request in 60/50 s, 100 output tokens at 10 a second
+    assert 0 < _reset_in(headers["anthropic-ratelimit-requests-reset"]) <= 3
+    assert 8 < _reset_in(headers["anthropic-ratelimit-output-tokens-reset"]) <= 12
+    assert headers["anthropic-ratelimit-tokens-reset"] == headers["anthropic-ratelimit-output-tokens-reset"]
+    assert "retry-after" not in headers
+
+
+def _prompt(tokens: int) -> list:
+    """A user message of about ``tokens`` input tokens by the stand-in's estimate."""
+    return [{"role": "user", "content": "x" * (4 * tokens)}]
+
+
+def test_the_input_token_limit_refuses_a_large_request():
+    with MessagesAPIServer(_always, limits=RateLimits(input_tokens_per_minute=1000, minute_seconds=1.0)) as srv:
+        client = make_client(srv)
+        with pytest.raises(anthropic.RateLimitError) as excinfo:  # more than a minute's worth: never fits
+            create(client, _prompt(2000))
+        assert "rate limit of 1,000 input tokens per minute" in str(excinfo.value)
+        assert "This request alone needs" in str(excinfo.value)
+        headers = excinfo.value.response.headers
+        assert headers["anthropic-ratelimit-input-tokens-remaining"] == "1000", "nothing taken"
+        assert headers["retry-after"] == "1.000"
+        assert headers["anthropic-ratelimit-tokens-limit"] == "1000"
+
+        create(client, _prompt(600))  # fits, and leaves about 400
+        with pytest.raises(anthropic.RateLimitError) as excinfo:
+            create(client, _prompt(600))
+        retry = float(excinfo.value.response.headers["retry-after"])
+        assert 0.15 < retry <= 0.25  # about 220 short (each prompt is ~610 tokens with its JSON), 1000 a second
+        time.sleep(retry)
+        create(client, _prompt(600))
+        assert (srv.answered, srv.rate_limited) == (2, 2)
+
+
+def test_cache_reads_do_not_count_against_the_input_token_limit():
+    system = [{"type": "text", "text": "policy " * 2000, "cache_control": {"type": "ephemeral"}}]  # ~3500 tokens
+    limits = RateLimits(input_tokens_per_minute=5000)
+    with MessagesAPIServer(_always, billing=PromptCache(), limits=limits) as srv:
+        client = make_client(srv)
+        first = create(client, HI, system=system)
+        assert first.usage.cache_creation_input_tokens > 3000
+        second = create(client, [{"role": "user", "content": "hello"}], system=system)  # the prefix is read
+        assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
+        with pytest.raises(anthropic.RateLimitError):  # uncached, the same prompt would not fit
+            create(client, HI, system=[{**system[0], "text": "other " * 2000}])
+        assert len(srv.billing.bills) == 2, "the refused request was not billed (nor written to the cache)"
+        assert (srv.answered, srv.rate_limited) == (2, 1)
+
+
+def test_output_tokens_are_debited_after_the_reply():
+    with MessagesAPIServer(limits=RateLimits(output_tokens_per_minute=1000, minute_seconds=1.0)) as srv:
+        srv.queue(reply("long", usage={"output_tokens": 1100}), reply("short", usage={"output_tokens": 5}))
+        client = make_client(srv)
+        raw = client.messages.with_raw_response.create(model=MODEL, max_tokens=2000, messages=HI)
+        assert raw.parse().content[0].text == "long", "a full bucket lets a reply go over it"
+        assert raw.headers["anthropic-ratelimit-output-tokens-remaining"] == "0"
+        with pytest.raises(anthropic.RateLimitError) as excinfo:  # the bucket is below zero: empty
+            create(client, HI)
+        assert "rate limit of 1,000 output tokens per minute" in str(excinfo.value)
+        retry = float(excinfo.value.response.headers["retry-after"])
+        assert 0.09 < retry <= 0.11  # 100 below zero, and one more, at 1000 a second
+        time.sleep(retry)
+        assert create(client, HI).content[0].text == "short"
+
+
+def test_limits_can_be_set_later_and_removed(srv):
+    srv.queue(*[reply("ok")] * 4)
+    client = make_client(srv)
+    create(client, HI)
+    assert "anthropic-ratelimit-requests-limit" not in srv.requests[0]["headers"]
+    srv.limits = RateLimits(requests_per_minute=1)
+    create(client, HI)
+    with pytest.raises(anthropic.RateLimitError) as excinfo:
+        create(client, HI)
+    assert excinfo.value.response.headers["retry-after"] == str(math.ceil(60.0))  # whole seconds, a real minute
+    srv.limits = None
+    create(client, HI)
+    assert (srv.answered, srv.rate_limited, srv.pending) == (3, 1, 1)
+    with pytest.raises(ValueError):
+        RateLimits(requests_per_minute=0)
+
+
+def test_a_429_is_answered_at_once_and_scripted_errors_carry_the_headers():
+    limits = RateLimits(requests_per_minute=2)
+    with MessagesAPIServer(latency=0.2, limits=limits) as srv:
+        srv.queue(reply("slow"), OVERLOADED)
+        client = make_client(srv)
+        create(client, HI)
+        with pytest.raises(anthropic.APIStatusError) as excinfo:
+            create(client, HI)
+        assert excinfo.value.status_code == 529
+        assert excinfo.value.response.headers["anthropic-ratelimit-requests-remaining"] == "0"
+        started = time.monotonic()
+        with pytest.raises(anthropic.RateLimitError):
+            create(client, HI)
+        assert time.monotonic() - started < 0.15
+
+
+def test_concurrent_requests_are_limited_exactly():
+    with MessagesAPIServer(_always, limits=RateLimits(requests_per_minute=5)) as srv:
+        client = make_client(srv)
+
+        def one(_):
+            try:
+                create(client, HI)
+                return 200
+            except anthropic.RateLimitError:
+                return 429
+
+        with ThreadPoolExecutor(max_workers=4) as pool:  # within the listen backlog (5): no SYN retransmits
+            statuses = list(pool.map(one, range(20)))
+    assert statuses.count(200) == 5 and statuses.count(429) == 15
+    assert (srv.answered, srv.rate_limited) == (5, 15)

@@ -198,7 +198,9 @@ def _about_options(exc: anthropic.APIStatusError) -> bool:
     body = exc.body if isinstance(exc.body, dict) else {}
     error = found if isinstance(found := body.get("error"), dict) else {}
     message = str(error.get("message", "")).lower()
-    return any(word in message for word in ("thinking", "effort", "output_config"))
+    # about the parameters, not about a block of the history (a thinking block's signature is the history's)
+    return not message.startswith("messages") and "signature" not in message \
+        and any(word in message for word in ("thinking", "effort", "output_config"))
 
 
 def _backoff(attempt: int) -> float:

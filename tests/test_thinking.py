@@ -197,3 +197,31 @@ def test_a_crash_mid_run_keeps_every_signature_intact(db, settings):
     assert run.status == "completed", (run.status, run.reason)
     assert resumed and all(body["thinking"]["type"] == "adaptive" for body in resumed)
     assert server.thinking_verified - before >= 2 * len(resumed), "both turns' thinking came back, verified"
+
+
+def test_kite_142_in_slack_shows_each_turns_thinking_as_its_interim_thought(db, settings):
+    from standins.slack_harness import start_harness
+
+    with MessagesAPIServer(thinking_brain) as server:
+        harness, stop = start_harness(real(settings, server), db)
+        try:
+            ts, _ = harness.send.mention(GOAL)
+            harness.drain()
+            card = harness.approval_card()
+            harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
+            harness.drain()
+        finally:
+            stop()
+        verified = server.thinking_verified
+    streamed = harness.slack.calls_to("chat.startStream") + harness.slack.calls_to("chat.appendStream")
+    thoughts = [c["text"] for call in streamed for c in call.get("chunks") or [] if c["type"] == "markdown_text"]
+    thought_lines = [t for t in thoughts if t.startswith(":thought_balloon:")]
+    assert sorted(t.split(":", 3)[2].strip()[:6] for t in thought_lines) == ["Turn 1", "Turn 2", "Turn 3", "Turn 4"], \
+        "one interim thought per tool turn, each its turn's thinking summary"
+    assert verified > 0 and "I should call search_help" in "".join(thought_lines)
+    everything = json.dumps(harness.slack.calls)
+    with db.session() as session:
+        steps = session.exec(select(Step).where(Step.kind == "model")).all()
+    secrets = [b.get("signature") or b.get("data") for s in steps for b in s.response if "thinking" in b["type"]]
+    assert secrets and not any(secret in everything for secret in secrets), "no signature reaches Slack"
+    assert harness.slack.calls_to("chat.postMessage")[-1]["thread_ts"] == ts

@@ -151,3 +151,12 @@ def test_concurrent_reservations_never_take_more_than_is_left(db):
     for thread in threads:
         thread.join()
     assert len(granted) == 10
+
+
+def test_many_short_waits_add_up_to_one_line_in_the_thread(db, settings, monkeypatch):
+    monkeypatch.setattr(loop_module, "CAPACITY_NOTE_SECONDS", 0.2)  # a busy morning: many runs, each wait short
+    model = WaitingModel([respond(text("Done."))], Budget([0.06] * 6))
+    service = service_with(db, settings, model)
+    run_id = service.start(GOAL)
+    assert service.resume(run_id).status == "completed"
+    assert [s.kind for s in steps_of(db, run_id)] == ["wait", "model"]

@@ -157,11 +157,11 @@ class AgentLoop:
                     raise ModelCallFailed(f"waited {waited:.0f} s for the organization's model capacity, and more "
                                           f"would pass KITEBASE_CAPACITY_WAIT_SECONDS "
                                           f"({self.settings.capacity_wait_seconds:.0f} s)")
-                if not noted and wait >= CAPACITY_NOTE_SECONDS:
+                if not noted and waited + wait >= CAPACITY_NOTE_SECONDS:  # many short waits add up too
                     noted = True
                     step = StepRecord(number=state.steps, kind=StepKind.WAIT,
-                                      text=f"waiting for model capacity (about {wait:.0f} s): the API's limits are "
-                                           "shared by every run")
+                                      text="waiting for model capacity: the API's limits are shared by every run, "
+                                           "and this one goes on when its turn comes")
                     checkpoint(state, step)
                     self.observer.on_step(state, step)
                 time.sleep(min(wait, 5.0))

@@ -9,9 +9,11 @@ from typing import Any
 
 from sqlmodel import col, select
 
+from bot.agent.observer import Observer, Observers
 from bot.agent.replay import source_lines
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
+from bot.db.engine import Database
 from bot.db.models import Approval, DeskWrite, Run, id_of
 from bot.db.open import open_database
 from bot.redact import redact
@@ -20,6 +22,7 @@ from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.processes import Liveness
 from bot.runs.lifecycle import citations
 from bot.runs.lifecycle.service import RunService
+from bot.search.warm import warm_up_in_background
 from bot.vocabulary import TERMINAL, ApprovalStatus, RunState, RunStatus
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
@@ -73,8 +76,19 @@ def report_desk_writes(sender: Any, service: RunService, run_id: int, out: Any, 
         print(f"Zendesk ticket {row.ticket_id}: {what} {state}", file=out)
 
 
+class SearchWarmUp(Observer):
+    """A cold process loads the search's index while its first model call is under way, not between the calls
+    (bot/search/warm.py); started as the call goes out, so it does not slow the process on its way there."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def on_model_call(self, state: RunState) -> None:
+        warm_up_in_background(self.db, after=0.05)  # the request is on the wire by then
+
+
 def _drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) -> int:
-    printer = TurnPrinter(out)
+    printer = Observers(TurnPrinter(out), SearchWarmUp(service.db))
     mode = approve_mode(args)
     while True:
         state = service.resume(run_id, printer)

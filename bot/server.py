@@ -26,6 +26,7 @@ from bot.listeners.context import SlackContext
 from bot.pressure import answering
 from bot.runs.execution.dispatch import Dispatcher
 from bot.runs.execution.processes import Liveness
+from bot.search.warm import warm_up_in_background
 from bot.telemetry.slack_requests import traced_wsgi
 
 logger = logging.getLogger(__name__)
@@ -108,6 +109,7 @@ def serve(settings: Settings) -> int:
         print(f"kitebase serve: set {' and '.join(missing)} (see docs/design.md, Install it in a workspace).", file=sys.stderr)
         return 2
     db = open_database(settings)
+    warming = warm_up_in_background(db)  # the search's index, beside the rest of start-up (bot/search/warm.py)
     app, ctx = build_app(settings, db)
     ctx.identity.learn_in_background(ctx.client)
     if isinstance(ctx.dispatch, Dispatcher):
@@ -124,6 +126,10 @@ def serve(settings: Settings) -> int:
     try:
         if background is not None:
             background.start()
+        if warming is not None:
+            warming.join(timeout=60)  # ready means the first mention's first search costs what the hundredth does
+            if warming.took is not None:
+                print(f"Search ready (its index loaded in {warming.took * 1000:.0f} ms)", flush=True)
         heap.settle("serve start-up")  # a full garbage collection must not land in an acknowledgement
         return _listen(settings, app, ctx)
     finally:

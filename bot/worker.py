@@ -21,6 +21,7 @@ from bot.runs.execution.sweeps import recover
 from bot.runs.execution.timers import build_scheduler
 from bot.runs.execution.workqueue import QUEUE, QueueDispatcher, build_worker_app, ensure_schema
 from bot.runs.lifecycle.service import RunService
+from bot.search.warm import warm_up_in_background
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ def run_worker(settings: Settings) -> int:
               "(with the default embedded execution, `kitebase serve` runs the agent itself).", file=sys.stderr)
         return 2
     db = open_database(settings)
+    warming = warm_up_in_background(db)  # the search's index, beside the rest of start-up (bot/search/warm.py)
     ensure_schema(settings)
     service = RunService(db, settings)
     liveness = Liveness(db, service.owner, "worker").start()
@@ -68,6 +70,10 @@ def run_worker(settings: Settings) -> int:
     # dispatched now, not at the timer's first pass.
     recover(service, utcnow(), dispatcher, at_start=True)
     app = build_worker_app(settings, continue_run)
+    if warming is not None:
+        warming.join(timeout=60)  # ready means a run's first search costs what its hundredth does
+        if warming.took is not None:
+            print(f"Search ready (its index loaded in {warming.took * 1000:.0f} ms)", flush=True)
     heap.settle("worker start-up")  # later full garbage collections walk only what runs make
     print(f"Kitebase worker {service.owner} waiting for runs (queue {QUEUE!r})", flush=True)
     try:

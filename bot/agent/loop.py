@@ -111,6 +111,7 @@ class AgentLoop:
 
     def _turn(self, state: RunState, time_left: float) -> StepRecord:
         history.check(state.messages)
+        self.observer.on_model_call(state)
         response = self.model.complete(system=self.system_prompt, tools=self.definitions, messages=state.messages,
                                        max_tokens=self.max_tokens, timeout=time_left)
         step = self._account(state, response)

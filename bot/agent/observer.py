@@ -11,6 +11,9 @@ if TYPE_CHECKING:
 
 
 class Observer:
+    def on_model_call(self, state: RunState) -> None:
+        """A model call is about to go out: the process will wait on it (a time to load what the tools need)."""
+
     def on_model_response(self, state: RunState, response: ModelResponse) -> None:
         """The model answered (its text, stop reason and usage); tools have not run yet."""
 

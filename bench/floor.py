@@ -19,7 +19,7 @@ from bench.common import Figure, pct, seeded
 from bench.doubles import BENCH_MODEL, ScriptModel, offline_responder, stand_in
 from bench.overhead import harness_run, run_approving
 from bench.slowtools import slow_registry
-from bot.agent.model import AnthropicModel
+from bot.agent.clients import build_model
 from bot.db.models import Step
 from bot.runs.lifecycle.service import RunService
 
@@ -36,11 +36,12 @@ def floor_of(db: Any, run_id: int, model_latency: float, tool_latency: float) ->
 
 def end_to_end(url: str, runs: int, model_latency: float = 0.2, tool_latency: float = 0.1) -> Figure:
     """Each run works the worked example's request on a ticket of its own (KITE-142 first)."""
-    settings, db = seeded(url, model=BENCH_MODEL)
     ratios, overheads = [], []
     with stand_in(offline_responder, model_latency) as api:
-        client = AnthropicModel(api_key="sk-ant-bench-0123456789", model=BENCH_MODEL, base_url=api.url,
-                                max_retries=0)
+        # The client as a run builds it: thinking asked for, and the shared model budget read before each call
+        settings, db = seeded(url, model=BENCH_MODEL, anthropic_api_key="sk-ant-bench-0123456789",
+                              anthropic_base_url=api.url, model_max_retries=0)
+        client = build_model(settings, db)
         service = RunService(db, settings, model_factory=lambda: client,
                              registry=slow_registry(tool_latency))
         for i, ticket in enumerate(["KITE-142"] + [f"KITE-{101 + k}" for k in range(runs) if k != 41]):

@@ -82,6 +82,10 @@ class _Turn:
         if read["error"]:
             return [_tool("escalate_to_human", reason=f"I could not read {ticket_id}: {read['text']}")]
         ticket = json.loads(read["text"])
+        risk = _risk(ticket)
+        if risk:
+            return [_text(f"{ticket['id']} needs a person: {risk}."),
+                    _tool("escalate_to_human", reason=f"{ticket['id']} needs a person, not a drafted reply: {risk}.")]
         help_call, tickets_call = self.last("search_help"), self.last("search_tickets")
         if help_call is None or tickets_call is None:
             return self.search(ticket)
@@ -181,6 +185,7 @@ def _sections(text: str) -> list[dict[str, str]]:
 
 def _relevant(sections: list[dict[str, str]], query: str) -> list[dict[str, str]]:
     """The best section, plus the others from its article or whose heading shares a query word."""
+    sections = [s for s in sections if not INJECTION.search(s["body"])]  # a section that gives orders is not help
     if not sections:
         return []
     words = set(query.lower().split())
@@ -258,6 +263,28 @@ def _report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[
     if INJECTION.search(json.dumps(ticket)):
         lines.append("Note: the ticket contains text that tries to give me instructions; I ignored it.")
     return "\n".join(lines)
+
+
+# What a careful colleague hands to a person instead of drafting (the system prompt's "a risky request"): the
+# customer's own words are checked, never staff notes.
+RISKS = [
+    (re.compile(r"\b(refund|chargeback|money back|dispute (the|this) charge)", re.IGNORECASE),
+     "the customer asks for money back, and refunds are a person's decision"),
+    (re.compile(r"\b(lawyer|legal action|attorney|solicitor|sue you|take (this|you) to court)", re.IGNORECASE),
+     "the customer threatens legal action"),
+    (re.compile(r"\b(breach|hacked|compromised|unauthori[sz]ed (access|logins?))", re.IGNORECASE),
+     "the customer reports a possible security incident"),
+    (re.compile(r"\b(other|another) (customer|company|client)s?'?s? (data|details|emails?|list|contacts)|"
+                r"\blist of (your|all) customers", re.IGNORECASE),
+     "the customer asks for another customer's data"),
+    (re.compile(r"\b(asana|trello|clickup|monday\.com)\b", re.IGNORECASE),
+     "the ticket is about another company's product, not Kitebase"),
+]
+
+
+def _risk(ticket: dict[str, Any]) -> str | None:
+    said = " ".join(m.get("body", "") for m in ticket.get("conversation") or [] if m.get("role") == "customer")
+    return next((why for pattern, why in RISKS if pattern.search(said)), None)
 
 
 def _ticket_ids(text: str) -> list[str]:

@@ -1,0 +1,159 @@
+"""Run eval cases as real runs, each on a scratch copy of the desk, in parallel; read back what each run did."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from sqlmodel import col, select
+
+from bot.agent.model import ModelClient
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.db.models import Approval, Customer, Escalation, Run, Step, Ticket, TicketMessage, id_of
+from bot.desk import ticket_ids_in
+from bot.evals.cases import Case
+from bot.evals.grade import Check, Observed, grade, rubric_check
+from bot.evals.scratch import ScratchDesks
+from bot.runs import BadInput
+from bot.runs.lifecycle.service import RunService
+from bot.vocabulary import ApprovalStatus, RunStatus
+
+ACTOR = "eval"
+MAX_DECISIONS = 4  # drafts a case decides on before it stops deciding (a run that keeps drafting)
+
+
+@dataclass
+class Attempt:
+    passed: bool
+    checks: list[Check]
+    seconds: float
+    cost_usd: float
+    tokens: int
+    model_calls: int
+    status: str | None
+    seen: dict[str, Any] = field(default_factory=dict)
+
+
+def run_cases(cases: list[Case], settings: Settings, model_factory: Callable[[], ModelClient], *,
+              repeat: int = 1, parallel: int = 4, rubric_model: ModelClient | None = None,
+              progress: TextIO | None = sys.stderr) -> dict[str, list[Attempt]]:
+    """Every case `repeat` times; {case id: its attempts}, in the cases' order."""
+    desks = ScratchDesks(settings.data_dir)
+    jobs = [(case, n) for case in cases for n in range(repeat)]
+    results: dict[str, list[Attempt]] = {case.id: [] for case in cases}
+    bar = Progress(len(jobs), progress)
+    try:
+        def one(job: tuple[Case, int]) -> None:
+            case, n = job
+            attempt = run_case(case, settings, model_factory, desks, f"{case.id}-{n}", rubric_model)
+            with bar.lock:
+                results[case.id].append(attempt)
+            bar.tick(case.id, attempt.passed)
+
+        with ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="eval") as pool:
+            list(pool.map(one, jobs))
+    finally:
+        bar.close()
+        desks.close()
+    return results
+
+
+def run_case(case: Case, settings: Settings, model_factory: Callable[[], ModelClient], desks: ScratchDesks,
+             name: str, rubric_model: ModelClient | None = None) -> Attempt:
+    db = desks.desk(name, case.setup)
+    started = time.perf_counter()
+    try:
+        scratch = settings.model_copy(update={"database_url": str(db.engine.url), "desk": "embedded",
+                                              "step_log_path": None, "escalation_channel": None})
+        service = RunService(db, scratch, model_factory=model_factory)
+        seen = _work(case, service, db)
+        checks = grade(case, seen)
+        if rubric_model is not None and case.rubric and seen.refused is None:
+            checks.append(rubric_check(rubric_model, case, seen))
+        return Attempt(passed=all(c.ok for c in checks), checks=checks, seconds=time.perf_counter() - started,
+                       cost_usd=seen.cost_usd, tokens=seen.tokens, model_calls=seen.model_calls,
+                       status=seen.status or ("refused" if seen.refused is not None else None), seen=seen.as_dict())
+    finally:
+        db.engine.dispose()
+
+
+def _work(case: Case, service: RunService, db: Database) -> Observed:
+    ids = ticket_ids_in(case.request)
+    ticket_id = ids[0] if ids else None
+    try:
+        run_id = service.start(case.request, started_by=ACTOR, origin={"surface": "eval", "case": case.id})
+    except BadInput as refused:
+        return Observed(ticket_id=ticket_id, refused=str(refused))
+    state = service.resume(run_id)
+    for _ in range(MAX_DECISIONS):
+        if state is None or state.status != RunStatus.AWAITING_APPROVAL:
+            break
+        with db.session() as session:
+            waiting = session.exec(select(Approval).where(Approval.run_id == run_id,
+                                                          Approval.status == ApprovalStatus.PENDING)).all()
+        for approval in waiting:
+            if case.decide == "reject" and approval.tool_name == "reply_to_customer":
+                service.decide(id_of(approval), action="reject", actor=ACTOR, reason=case.reject_reason)
+            else:
+                service.decide(id_of(approval), action="approve", actor=ACTOR)
+        state = service.resume(run_id)
+    return observe(db, run_id, ticket_id)
+
+
+def observe(db: Database, run_id: int, ticket_id: str | None) -> Observed:
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        assert run is not None
+        steps = session.exec(select(Step).where(Step.run_id == run_id).order_by(col(Step.number))).all()
+        calls = [{"name": c.get("name"), "input": c.get("input"), "status": c.get("status")}
+                 for s in steps if s.kind == "model" for c in s.tool_calls or []]
+        drafts = [str((c["input"] or {}).get("message", "")) for c in calls if c["name"] == "reply_to_customer"]
+        ticket = session.get(Ticket, ticket_id) if ticket_id else None
+        customers = {c.id: c.name for c in session.exec(select(Customer)).all()}
+        own = customers.get(ticket.customer_id) if ticket else None
+        notes = session.exec(select(TicketMessage.body).where(TicketMessage.ticket_id == ticket_id,
+                                                              TicketMessage.role == "internal")).all() if ticket else []
+        sent = session.exec(select(Approval).where(Approval.run_id == run_id, Approval.tool_name == "reply_to_customer",
+                                                   col(Approval.status).in_((ApprovalStatus.APPROVED,
+                                                                             ApprovalStatus.EDITED)))).all()
+        escalation = session.exec(select(Escalation).where(Escalation.run_id == run_id)
+                                  .order_by(col(Escalation.id).desc())).first()
+        return Observed(ticket_id=ticket_id, status=str(run.status), stop_kind=escalation.kind if escalation else None,
+                        reason=run.reason, answer=run.answer, summary=run.summary, calls=calls,
+                        drafts=drafts, sent=sum(1 for a in sent if not (a.result or {}).get("is_error")),
+                        customer=own, other_customers=sorted(n for n in customers.values() if n != own),
+                        internal_notes=list(notes), cost_usd=run.cost_usd, tokens=run.total_tokens,
+                        input_tokens=run.input_tokens + run.cache_read_tokens + run.cache_write_tokens,
+                        output_tokens=run.output_tokens, model_calls=run.steps)
+
+
+class Progress:
+    """A one-line progress bar on a terminal (a line per case otherwise)."""
+
+    def __init__(self, total: int, out: TextIO | None):
+        self.total, self.done, self.failed, self.out = total, 0, 0, out
+        self.lock = threading.Lock()
+        self.tty = bool(out is not None and out.isatty())
+
+    def tick(self, name: str, passed: bool) -> None:
+        if self.out is None:
+            return
+        with self.lock:
+            self.done += 1
+            self.failed += 0 if passed else 1
+            width = 30
+            filled = int(width * self.done / self.total)
+            line = (f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}, {self.failed} failed · "
+                    f"{'ok  ' if passed else 'FAIL'} {name}")
+            print(("\r" + line[:110].ljust(110)) if self.tty else line, end="" if self.tty else "\n",
+                  file=self.out, flush=True)
+
+    def close(self) -> None:
+        if self.out is not None and self.tty:
+            print(file=self.out, flush=True)

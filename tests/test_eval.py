@@ -1,0 +1,138 @@
+"""`kitebase eval`: the offline floor, a model answering two cases wrongly (through the real client and the
+Messages API stand-in), comparing results, and cases that cannot be read."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli_eval import CASES, FLOOR
+from bot.config import Settings
+from bot.evals.cases import BadCases, load
+from bot.evals.report import compare, result
+from bot.evals.runner import run_cases
+from standins.anthropic_server import MessagesAPIServer
+from standins.brains import offline_brain
+
+ROOT = Path(__file__).parents[1]
+SUBSET = "escalate,same_problem,privacy,injection,sso-lockout"  # cases the offline model gets right
+
+
+def kitebase_eval(tmp_path: Path, *args: str, model_url: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KITEBASE_", "ANTHROPIC_", "SLACK_"))}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'live.db'}"
+    if model_url:
+        env.update({"ANTHROPIC_API_KEY": "sk-ant-eval-0123456789", "ANTHROPIC_BASE_URL": model_url,
+                    "KITEBASE_MODEL": "claude-opus-5", "KITEBASE_MODEL_MAX_RETRIES": "0"})
+    return subprocess.run([sys.executable, "-m", "bot.cli", "eval", *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_offline_model_holds_the_recorded_floor():
+    cases = load(CASES)
+    assert len(cases) >= 30 and {c.category for c in cases} >= {"reply", "same_problem", "escalate", "refused",
+                                                                 "injection", "privacy"}
+    data = result(cases, run_cases(cases, Settings(offline=True), _offline, progress=None),
+                  model="kitebase-offline", repeat=1)
+    floor = json.loads(FLOOR.read_text())["offline"]
+    failed = sorted(r["id"] for r in data["cases"] if r["passes"] < r["runs"])
+    assert data["summary"]["cases"] == floor["cases"] and data["summary"]["passed"] >= floor["passed"]
+    assert failed == sorted(floor["known_failures"]), "the floor's known failures are the ones that fail"
+
+
+def _offline():
+    from bot.agent.offline import OfflineModel
+
+    return OfflineModel()
+
+
+def wrong_on_two(body):
+    """The offline model's answers, except: KITE-142's draft cites the wrong section, and KITE-217 (a refund
+    dispute) gets a drafted reply instead of a person."""
+    goal = json.dumps(body["messages"][0]["content"])
+    answer = offline_brain(body)
+    for block in answer["content"]:
+        if "KITE-142" in goal and block.get("name") == "reply_to_customer":
+            block["input"]["message"] = block["input"]["message"].replace("[account-recovery#2]",
+                                                                          "[billing-and-invoices#1]")
+        if "KITE-217" in goal and block.get("name") == "escalate_to_human":
+            block.update(name="reply_to_customer", input={"ticket_id": "KITE-217", "message":
+                         "Hi Jordan,\n\nWe will refund the seats you removed. [payments-and-refunds#1]\n\nKitebase Support"})
+    return answer
+
+
+def test_a_model_wrong_on_two_cases_fails_exactly_those_with_the_evidence(tmp_path):
+    right = kitebase_eval(tmp_path, "--offline", "--cases", SUBSET, "--json", "right.json")
+    assert right.returncode == 0, right.stdout + right.stderr
+    with MessagesAPIServer(wrong_on_two) as server:
+        wrong = kitebase_eval(tmp_path, "--cases", SUBSET, "--json", "wrong.json", "--compare", "right.json",
+                              model_url=server.url)
+        assert server.message_requests, "the cases ran through the real client"
+    out = wrong.stdout
+    assert wrong.returncode == 3, out + wrong.stderr
+    data = json.loads((tmp_path / "wrong.json").read_text())
+    assert data["model"] == "claude-opus-5"
+    assert sorted(r["id"] for r in data["cases"] if r["passes"] < r["runs"]) == ["refund-request", "sso-lockout"]
+    assert "FAIL sso-lockout" in out and "cited billing-and-invoices#1; wanted one of account-recovery#2" in out
+    assert "FAIL refund-request" in out and "drafted a reply instead of handing the ticket to a person" in out
+    assert out.index("FAIL") < out.index("PASS"), "the worst cases first"
+    assert "now failing (2): " in out and "sso-lockout" in out.split("now failing (2): ")[1].splitlines()[0]
+
+    # Two result files, compared without running anything
+    compared = kitebase_eval(tmp_path, "--compare", "right.json", "wrong.json")
+    assert compared.returncode == 0
+    assert "now failing (2): refund-request, sso-lockout" in compared.stdout or \
+        "now failing (2): sso-lockout, refund-request" in compared.stdout
+    assert "now passing (0)" in compared.stdout and "cost $" in compared.stdout
+
+
+def test_compare_lists_cases_that_flipped_both_ways():
+    def data(passing: dict[str, bool], cost: float) -> dict:
+        rows = [{"id": i, "category": "reply", "pass_rate": 1.0 if ok else 0.0, "passes": int(ok), "runs": 1,
+                 "attempts": [{"checks": [] if ok else [{"name": "cites", "ok": False, "evidence": "cited x"}]}]}
+                for i, ok in passing.items()]
+        return {"model": "m", "when": "t", "summary": {"pass_rate": 0.5, "passed": sum(passing.values()),
+                                                       "cost_usd": cost, "seconds_p50": 1.0}, "cases": rows}
+
+    text = compare(data({"a": True, "b": False, "c": True}, 1.0), data({"a": False, "b": True, "c": True}, 1.5))
+    assert "now failing (1): a" in text and "✗ a: cites: cited x" in text and "now passing (1): b" in text
+    assert "cost $1.0000 → $1.5000 (+50%)" in text
+
+
+@pytest.mark.parametrize("line, words", [
+    ("{not json", "not JSON"),
+    ('{"id": "x", "category": "c", "request": "r", "expect": {"outcome": "maybe"}}', "expect.outcome"),
+    ('{"id": "x", "category": "c", "request": "r", "expect": {"outcome": "replied"}, "colour": 1}', "unknown keys"),
+    ('{"id": "x", "category": "c", "request": "r", "expect": {"outcome": "replied", "cites": []}}',
+     "unknown expect keys"),
+])
+def test_a_bad_case_file_is_named_line_and_fault(tmp_path, line, words):
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"id": "ok", "category": "c", "request": "r", "expect": {"outcome": "refused"}}\n' + line + "\n")
+    with pytest.raises(BadCases, match=words) as raised:
+        load(path)
+    assert "line 2" in str(raised.value)
+    assert kitebase_eval(tmp_path, "--file", str(path)).returncode == 2
+
+
+def test_the_rubric_is_graded_by_the_model_and_skipped_offline(tmp_path):
+    def responder(body):
+        if "You grade the work of a support agent" in json.dumps(body.get("system")):
+            draft = json.loads(body["messages"][0]["content"][0]["text"])["draft"]
+            assert draft and "[account-recovery#2]" in draft[0], "the grader sees the draft"
+            return {"content": [{"type": "text", "text": '{"pass": false, "why": "It never apologises."}'}],
+                    "stop_reason": "end_turn"}
+        return offline_brain(body)
+
+    with MessagesAPIServer(responder) as server:
+        graded = kitebase_eval(tmp_path, "--cases", "sso-lockout", "--rubric", "--json", "r.json",
+                               model_url=server.url)
+    assert graded.returncode == 3 and "✗ rubric: It never apologises." in graded.stdout, graded.stdout
+    offline = kitebase_eval(tmp_path, "--offline", "--cases", "sso-lockout", "--rubric", "--json", "o.json")
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    assert json.loads((tmp_path / "o.json").read_text())["rubric"].startswith("skipped")

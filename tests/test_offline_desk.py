@@ -13,6 +13,7 @@ from bot.runs.lifecycle.service import RunService
 from tests.helpers import approvals_of, assert_well_formed, staff_replies
 
 TICKETS = [t["id"] for t in json.loads((Settings().data_dir / "tickets.json").read_text())]
+REFUND_REQUESTS = {"KITE-178", "KITE-217"}  # "Please refund the duplicate", "Can I get that money back?"
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,10 @@ def test_every_ticket_is_handled_offline(desk, ticket_id):
     service = RunService(db, settings)
     run_id = service.start(f"handle {ticket_id}, and tell me if other customers have hit the same problem")
     state = service.resume(run_id)
+    if ticket_id in REFUND_REQUESTS:  # money is a person's decision: handed over, nothing drafted
+        assert state.status == "escalated" and "refunds are a person's decision" in state.reason
+        assert approvals_of(db, run_id) == [] and staff_replies(db, ticket_id) == []
+        return
     assert state.status == "awaiting_approval", state.reason
     [approval] = approvals_of(db, run_id)
     draft = approval.tool_input["message"]

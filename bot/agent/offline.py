@@ -268,7 +268,8 @@ def _report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[
 # What a careful colleague hands to a person instead of drafting (the system prompt's "a risky request"): the
 # customer's own words are checked, never staff notes.
 RISKS = [
-    (re.compile(r"\b(refund|chargeback|money back|dispute (the|this) charge)", re.IGNORECASE),
+    (re.compile(r"\b(refund (the|my|our|me|us|it|this|that)|(want|need|like) a refund|chargebacks?|money back|"
+                r"dispute (the|this) charge)", re.IGNORECASE),
      "the customer asks for money back, and refunds are a person's decision"),
     (re.compile(r"\b(lawyer|legal action|attorney|solicitor|sue you|take (this|you) to court)", re.IGNORECASE),
      "the customer threatens legal action"),

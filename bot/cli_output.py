@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from bot.agent.capabilities import other_model
 from bot.agent.model import ModelResponse
 from bot.agent.observer import Observer
 from bot.redact import redact
@@ -26,10 +27,6 @@ def call_text(name: str, arguments: Any, limit: int = 160) -> str:
     return f"{name}({one_line(', '.join(parts), limit)})"
 
 
-def _other(answered: str, run_model: str) -> bool:
-    return bool(answered and run_model and answered != run_model and not answered.startswith(run_model + "-"))
-
-
 class TurnPrinter(Observer):
     """Prints the run as it happens, for a person at a terminal."""
 
@@ -45,7 +42,7 @@ class TurnPrinter(Observer):
         self._p(f"\nTurn {state.steps} · stop_reason={response.stop_reason} · sent {sent} message{'s' if sent != 1 else ''} · "
                 f"in {u.input_tokens:,} / out {u.output_tokens:,} tokens (cache read {u.cache_read_tokens:,}, "
                 f"write {u.cache_write_tokens:,}) · {response.latency_ms} ms"
-                + (f" · answered by {response.model}" if _other(response.model, state.model) else ""))
+                + (f" · answered by {response.model}" if other_model(response.model, state.model) else ""))
         for block in response.content:
             if block.get("type") == "text" and response.stop_reason == "end_turn":
                 self._p("  says: (the final answer, below)")

@@ -23,6 +23,14 @@ THINKING_MAX_TOKENS = 16_000  # the API's own examples; thinking and the reply s
 PLAIN_MAX_TOKENS = 4096
 
 
+def other_model(answered: str | None, configured: str | None) -> str | None:
+    """The model that answered a turn when it is not the configured one (a fallback), else None; a dated id of
+    the configured model (claude-opus-5-20261001) is the same model."""
+    if not answered or not configured or answered == configured or answered.startswith(configured + "-"):
+        return None
+    return answered
+
+
 def adaptive_thinking(model: str) -> bool:
     """Whether `model` accepts `thinking: {"type": "adaptive"}`."""
     return not any(model == old or model.startswith(old + "-") for old in WITHOUT_ADAPTIVE) \

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.agent.capabilities import other_model
 from bot.agent.history import thinking_of
 from bot.agent.model import ModelResponse
 from bot.db.models import Run, Step
@@ -52,7 +53,7 @@ def _step_lines(step: Step, result_chars: int, run_model: str | None = None) -> 
         head = (f"[{step.number}] turn {step.turn} · stop_reason={step.stop_reason} · in {step.input_tokens:,} / out "
                 f"{step.output_tokens:,} tok (cache r {step.cache_read_tokens:,} w {step.cache_write_tokens:,}) · "
                 f"{step.latency_ms} ms · ${step.cost_usd:.4f}")
-        if step.model and step.model != run_model:
+        if other_model(step.model, run_model):
             head += f" · answered by {step.model}"
     else:
         head = f"[{step.number}] {step.kind}: {step.text or ''}"

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlmodel import col, select
 
+from bot.agent.capabilities import other_model
 from bot.agent.history import thinking_of
 from bot.agent.replay import timeline as timeline_text
 from bot.db.engine import Database
@@ -36,17 +37,9 @@ def timeline(db: Database, run_id: int, first_step: int, last_step: int | None) 
         if last_step is not None:
             query = query.where(col(Step.number) <= last_step)
         steps = [{"number": s.number, "kind": s.kind, "stop_reason": s.stop_reason, "text": s.text,
-                  "thinking": thinking_of(s.response)[:THOUGHT_CHARS], "model": _other_model(s.model, run.model),
+                  "thinking": thinking_of(s.response)[:THOUGHT_CHARS], "model": other_model(s.model, run.model),
                   "tool_calls": s.tool_calls or []} for s in session.exec(query.order_by(col(Step.number))).all()]
         return {"run": run_brief(run), "steps": steps}
-
-
-def _other_model(answered: str | None, run_model: str | None) -> str | None:
-    """The model that answered a turn, when it is not the run's own (a fallback; a dated id of the same model
-    is the same model)."""
-    if not answered or not run_model or answered == run_model or answered.startswith(run_model + "-"):
-        return None
-    return answered
 
 
 def ticket_brief(session: Any, ticket_id: str | None) -> dict[str, Any] | None:

@@ -95,14 +95,14 @@ class WaitingModel(ScriptedModel):
 
 def test_a_run_waiting_for_capacity_says_so_and_the_wait_is_not_running_time(db, settings, monkeypatch):
     monkeypatch.setattr(loop_module, "CAPACITY_NOTE_SECONDS", 0.1)
-    budget = Budget([0.4, 0.4, 0.0, 0.0])
+    budget = Budget([0.4, 0.4, 0.0, 0.3, 0.0])  # both turns wait; the thread hears of it once
     model = WaitingModel([respond(text("Reading it."), use("get_ticket", ticket_id="KITE-142")),
                           respond(text("Done."))], budget)
     service = service_with(db, settings, model, deadline_seconds=0.5)
     run_id = service.start(GOAL)
     state = service.resume(run_id)
 
-    assert state.status == "completed", state.reason  # 0.8 s of waiting, against a 0.5 s deadline
+    assert state.status == "completed", state.reason  # 1.1 s of waiting, against a 0.5 s deadline
     steps = steps_of(db, run_id)
     assert [s.kind for s in steps] == ["wait", "model", "model"], "one line for the wait, not one per check"
     assert steps[0].text.startswith("waiting for model capacity")

@@ -66,6 +66,7 @@ class AgentLoop:
         self.definitions = [tool.definition() for tool in registry.values()]
         self.max_tokens = capabilities.max_tokens(settings, model.name)
         self.waited = 0.0  # seconds this loop spent waiting for the model budget (not running)
+        self._said_waiting = False  # the thread hears of a wait once per stretch of running, not once per turn
         self._last_usage: Usage | None = None
 
     # --- driving ------------------------------------------------------------------------------
@@ -143,14 +144,15 @@ class AgentLoop:
 
     def _wait_for_capacity(self, state: RunState, checkpoint: Checkpoint) -> None:
         """Take this call's share of the organization's model budget, waiting for it when it is not there (the
-        thread says so once); the wait does not count against the run's deadline (bot/agent/budget.py)."""
+        thread says so once a stretch: on a busy morning most turns wait, and one line says it); the wait does not
+        count against the run's deadline (bot/agent/budget.py)."""
         budget = getattr(self.model, "budget", None)
         if budget is None:
             return
         last = self._last_usage
         expected_in = last.input_tokens + last.cache_write_tokens + 500 if last else 2000
         expected_out = min(self.max_tokens, last.output_tokens if last else 1000)
-        started, noted = self.clock(), False
+        started = self.clock()
         try:
             while (wait := _reserve(budget, expected_in, expected_out)) > 0:
                 waited = self.clock() - started
@@ -158,8 +160,8 @@ class AgentLoop:
                     raise ModelCallFailed(f"waited {waited:.0f} s for the organization's model capacity, and more "
                                           f"would pass KITEBASE_CAPACITY_WAIT_SECONDS "
                                           f"({self.settings.capacity_wait_seconds:.0f} s)")
-                if not noted and waited + wait >= CAPACITY_NOTE_SECONDS:  # many short waits add up too
-                    noted = True
+                if not self._said_waiting and waited + wait >= CAPACITY_NOTE_SECONDS:  # short waits add up too
+                    self._said_waiting = True
                     step = StepRecord(number=state.steps, kind=StepKind.WAIT,
                                       text="waiting for model capacity: the API's limits are shared by every run, "
                                            "and this one goes on when its turn comes")

@@ -64,6 +64,10 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     if args.offline:
         settings = settings.model_copy(update={"offline": True})
     model_factory, rubric_model, name = _models(settings, args.rubric)
+    if args.model and name == "kitebase-offline":
+        print(f"kitebase eval: --model {args.model} needs ANTHROPIC_API_KEY (and KITEBASE_OFFLINE unset); without "
+              "it only the offline model can run (--offline).", file=sys.stderr)
+        return EXIT_BAD_INPUT
     from bot.evals.runner import run_cases
 
     print(f"Running {len(cases)} case{'s' if len(cases) != 1 else ''} with {name}"

@@ -136,3 +136,24 @@ def test_the_rubric_is_graded_by_the_model_and_skipped_offline(tmp_path):
     offline = kitebase_eval(tmp_path, "--offline", "--cases", "sso-lockout", "--rubric", "--json", "o.json")
     assert offline.returncode == 0, offline.stdout + offline.stderr
     assert json.loads((tmp_path / "o.json").read_text())["rubric"].startswith("skipped")
+
+
+def test_a_case_that_breaks_is_a_failed_case_and_a_model_without_a_key_a_sentence(tmp_path, monkeypatch):
+    from bot.evals import runner
+
+    cases = load(CASES, "sso-lockout,unknown-ticket")
+
+    def broken(*args, **kwargs):
+        if args[0].id == "sso-lockout":
+            raise RuntimeError("the scratch desk could not be made")
+        return real(*args, **kwargs)
+
+    real = runner.run_case
+    monkeypatch.setattr(runner, "run_case", broken)
+    attempts = run_cases(cases, Settings(offline=True), _offline, progress=None)
+    [check] = attempts["sso-lockout"][0].checks
+    assert not check.ok and check.evidence == "RuntimeError: the scratch desk could not be made"
+    assert attempts["unknown-ticket"][0].passed
+
+    asked = kitebase_eval(tmp_path, "--model", "claude-sonnet-5", "--cases", "sso-lockout")
+    assert asked.returncode == 2 and "--model claude-sonnet-5 needs ANTHROPIC_API_KEY" in asked.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import time
@@ -24,6 +25,7 @@ from bot.runs import BadInput
 from bot.runs.lifecycle.service import RunService
 from bot.vocabulary import ApprovalStatus, RunStatus
 
+logger = logging.getLogger(__name__)
 ACTOR = "eval"
 MAX_DECISIONS = 4  # drafts a case decides on before it stops deciding (a run that keeps drafting)
 
@@ -51,7 +53,12 @@ def run_cases(cases: list[Case], settings: Settings, model_factory: Callable[[],
     try:
         def one(job: tuple[Case, int]) -> None:
             case, n = job
-            attempt = run_case(case, settings, model_factory, desks, f"{case.id}-{n}", rubric_model)
+            try:
+                attempt = run_case(case, settings, model_factory, desks, f"{case.id}-{n}", rubric_model)
+            except Exception as exc:  # one broken case is a failed case, with what broke; the others go on
+                logger.exception("eval case %s failed to run", case.id)
+                attempt = Attempt(passed=False, checks=[Check("the case ran", False, f"{type(exc).__name__}: {exc}")],
+                                  seconds=0.0, cost_usd=0.0, tokens=0, model_calls=0, status=None)
             with bar.lock:
                 results[case.id].append(attempt)
             bar.tick(case.id, attempt.passed)

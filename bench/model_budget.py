@@ -8,7 +8,9 @@ Each run works its ticket up to the draft that waits for a lead (three model cal
 what the limit allows: the bucket's first `rpm` requests at once, then rpm per minute, so
 (requests − rpm) / (rpm per second) + one call. `--minute 6` runs the same with a ten-times faster minute (the
 stand-in's reset times and retry-after follow it), for a quick look; the figure in the README is the real one.
-The PostgreSQL database given is scratch (wiped)."""
+Also how fair the waits are: each run's span from its first model call to its last (with 16 runs at once
+sharing one request a second, about 2 × 16 s when every run waits its turn). The PostgreSQL database given is
+scratch (wiped)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-from bench.common import fresh_url, seeded
+from bench.common import fresh_url, pct, seeded
 from bench.desk import FIRST_GENERATED, generate, load
 from bench.serve_load import Served
 from standins.anthropic_server import RateLimits
@@ -45,6 +47,10 @@ def measure(url: str, scratch: Path, *, runs: int, rpm: int, minute: float, late
         model_errors = conn.execute(text("SELECT count(*) FROM escalation WHERE kind = 'model_error'")).scalar_one()
         last = conn.execute(text("SELECT max(updated_at) FROM run")).scalar_one()
         waits = conn.execute(text("SELECT count(*) FROM step WHERE kind = 'wait'")).scalar_one()
+        # fairness: how long each run took from its first model call to its last (3 calls, 2 turns of waiting)
+        spans = sorted(float(v) for (v,) in conn.execute(text(
+            "SELECT extract(epoch FROM max(created_at) - min(created_at)) FROM step WHERE kind = 'model' "
+            "GROUP BY run_id HAVING count(*) = 3")).all())
     engine.dispose()
     wall = last.timestamp() - started
     per_second = rpm / minute
@@ -54,7 +60,10 @@ def measure(url: str, scratch: Path, *, runs: int, rpm: int, minute: float, late
             "requests": requests, "answered": answered, "answered_429": refused,
             "share_429": round(refused / requests, 4) if requests else None, "wall_s": round(wall, 1),
             "floor_s": round(floor, 1), "wall_over_floor": round(wall / floor, 3) if floor else None,
-            "wait_notes_in_threads": waits, "limit_rpm": rpm, "minute_s": minute, "model_latency_s": latency}
+            "wait_notes_in_threads": waits,
+            "run_span_s": {"p50": round(pct(spans, 0.5), 1), "p95": round(pct(spans, 0.95), 1),
+                           "max": round(max(spans), 1)} if spans else None,
+            "limit_rpm": rpm, "minute_s": minute, "model_latency_s": latency}
 
 
 def runs_seen(url: str) -> int:

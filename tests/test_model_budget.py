@@ -82,9 +82,12 @@ class Budget:
     def __init__(self, waits: list[float]):
         self.waits, self.asked = list(waits), 0
 
-    def reserve(self, *, input_tokens: int, output_tokens: int) -> float:
+    def reserve(self, *, input_tokens: int, output_tokens: int, waiter: str | None = None) -> float:
         self.asked += 1
         return self.waits.pop(0) if self.waits else 0.0
+
+    def leave(self, waiter: str) -> None:
+        self.left = waiter
 
 
 class WaitingModel(ScriptedModel):
@@ -160,3 +163,33 @@ def test_many_short_waits_add_up_to_one_line_in_the_thread(db, settings, monkeyp
     run_id = service.start(GOAL)
     assert service.resume(run_id).status == "completed"
     assert [s.kind for s in steps_of(db, run_id)] == ["wait", "model"]
+
+
+def test_waiting_calls_get_their_turn_in_the_order_they_first_asked(db):
+    clock = Clock()
+    serve, worker = (SharedModelBudget(db, "org-d", clock=clock) for _ in range(2))
+    serve.observe(headers(clock.now, limit=60, remaining=0, seconds_to_full=60))  # empty, one a second
+    assert serve.reserve(input_tokens=1, output_tokens=1, waiter="early") == pytest.approx(1.0)
+    clock.now += 0.5
+    assert worker.reserve(input_tokens=1, output_tokens=1, waiter="late") >= 1.0, "one waiter ahead of it"
+    clock.now += 0.6  # a request's worth has come back: the late one asks first, but the early one is served
+    assert worker.reserve(input_tokens=1, output_tokens=1, waiter="late") > 0
+    assert worker.reserve(input_tokens=1, output_tokens=1) > 0, "a newcomer queues behind both"
+    assert serve.reserve(input_tokens=1, output_tokens=1, waiter="early") == 0
+    clock.now += 1.0
+    assert worker.reserve(input_tokens=1, output_tokens=1, waiter="late") == 0
+    assert serve.snapshot()["waiting"] == 0
+
+
+def test_a_waiter_that_stops_asking_leaves_the_queue(db):
+    clock = Clock()
+    budget = SharedModelBudget(db, "org-e", clock=clock)
+    budget.observe(headers(clock.now, limit=60, remaining=0, seconds_to_full=60))
+    budget.reserve(input_tokens=1, output_tokens=1, waiter="dead")  # its process dies now
+    clock.now += 1.5
+    assert budget.reserve(input_tokens=1, output_tokens=1, waiter="alive") > 0, "behind the dead one, for now"
+    clock.now += 15
+    assert budget.reserve(input_tokens=1, output_tokens=1, waiter="alive") == 0, "the dead one's place expired"
+    budget.reserve(input_tokens=1, output_tokens=1, waiter="quitter")
+    budget.leave("quitter")
+    assert budget.snapshot()["waiting"] == 0

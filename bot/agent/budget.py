@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 DIMENSIONS = ("requests", "input-tokens", "output-tokens")
 MINUTE = 60.0
+WAITER_TTL = 15.0  # seconds a waiting call stays queued without asking again (a run asks at least every 5 s)
 
 
 def budget_key(api_key: str, base_url: str | None, model: str) -> str:
@@ -81,24 +82,42 @@ class SharedModelBudget:
         self.db, self.key, self.clock = db, key, clock
         self._exists = False
 
-    def reserve(self, *, input_tokens: int, output_tokens: int) -> float:
-        """0 when a call may go now (its share is taken), else the seconds to wait before asking again."""
+    def reserve(self, *, input_tokens: int, output_tokens: int, waiter: str | None = None) -> float:
+        """0 when a call may go now (its share is taken), else the seconds to wait before asking again.
+
+        Calls that have to wait queue in the order they first asked (`waiter` names one across its asks): the
+        share goes to the oldest live waiter, so on a busy morning no run waits much longer than the others. A
+        waiter that stops asking for WAITER_TTL seconds (its process died) leaves the queue."""
         needs = {"requests": 1.0, "input-tokens": float(input_tokens), "output-tokens": float(output_tokens)}
         with self._locked() as (row, now):
-            if row.paused_until > now:
-                return row.paused_until - now
+            queue = {w: entry for w, entry in (row.waiters or {}).items() if now - entry[1] < WAITER_TTL}
             dims = _refilled(row, now)
-            wait = 0.0
+            wait = max(0.0, row.paused_until - now)
             for name, dim in dims.items():
                 need = min(needs[name], dim["limit"])
                 if dim["available"] < need:
                     wait = max(wait, (need - dim["available"]) / dim["rate"])
-            if wait > 0:
-                return wait
-            for name, dim in dims.items():
-                dim["available"] -= min(needs[name], dim["limit"])
-            row.dimensions, row.as_of = dims, now
-            return 0.0
+            mine = queue.get(waiter) if waiter else None
+            ahead = sum(1 for w, entry in queue.items() if w != waiter and (mine is None or
+                                                                             (entry[0], w) < (mine[0], waiter)))
+            if wait <= 0 and ahead == 0:
+                for name, dim in dims.items():
+                    dim["available"] -= min(needs[name], dim["limit"])
+                queue.pop(waiter or "", None)
+                row.dimensions, row.as_of, row.waiters = dims, now, queue
+                return 0.0
+            if waiter:  # in the queue from its first ask on; seen again now
+                queue[waiter] = [mine[0] if mine else now, now]
+            rate = dims["requests"]["rate"] if "requests" in dims else 1.0
+            row.waiters = queue
+            return max(wait, ahead / rate, 0.01)
+
+    def leave(self, waiter: str) -> None:
+        """A waiter that gave up (or whose call went another way) leaves the queue at once."""
+        with self._locked() as (row, now):
+            queue = row.waiters or {}
+            if waiter in queue:
+                row.waiters = {w: entry for w, entry in queue.items() if w != waiter}
 
     def observe(self, headers: Mapping[str, str]) -> None:
         """An answer's headers: what the API says is left, kept where every process sees it."""
@@ -122,7 +141,8 @@ class SharedModelBudget:
     def snapshot(self) -> dict[str, Any]:
         """What the row says now (for `kitebase` reports and tests)."""
         with self._locked() as (row, now):
-            return {"dimensions": _refilled(row, now), "paused_for": max(0.0, row.paused_until - now)}
+            return {"dimensions": _refilled(row, now), "paused_for": max(0.0, row.paused_until - now),
+                    "waiting": len(row.waiters or {})}
 
     # --- the row --------------------------------------------------------------------------------
 
@@ -135,7 +155,7 @@ class SharedModelBudget:
         try:
             with self.db.session() as session:
                 if session.get(Row, self.key) is None:
-                    session.add(Row(key=self.key, dimensions={}, as_of=self.clock(), paused_until=0.0))
+                    session.add(Row(key=self.key, dimensions={}, waiters={}, as_of=self.clock(), paused_until=0.0))
         except IntegrityError:  # another process made it first
             pass
         self._exists = True
@@ -153,7 +173,7 @@ class _Locked:
         session.connection().execute(update(Row).where(col(Row.key) == self.budget.key).values(key=Row.key))
         row = session.get(Row, self.budget.key, populate_existing=True)
         if row is None:  # deleted meanwhile: start it again
-            row = Row(key=self.budget.key, dimensions={}, as_of=self.budget.clock(), paused_until=0.0)
+            row = Row(key=self.budget.key, dimensions={}, waiters={}, as_of=self.budget.clock(), paused_until=0.0)
             session.add(row)
         return row, self.budget.clock()
 

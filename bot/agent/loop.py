@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -152,9 +153,9 @@ class AgentLoop:
         last = self._last_usage
         expected_in = last.input_tokens + last.cache_write_tokens + 500 if last else 2000
         expected_out = min(self.max_tokens, last.output_tokens if last else 1000)
-        started = self.clock()
+        started, waiter, granted = self.clock(), uuid.uuid4().hex, False
         try:
-            while (wait := _reserve(budget, expected_in, expected_out)) > 0:
+            while (wait := _reserve(budget, expected_in, expected_out, waiter)) > 0:
                 waited = self.clock() - started
                 if waited + wait > self.settings.capacity_wait_seconds:
                     raise ModelCallFailed(f"waited {waited:.0f} s for the organization's model capacity, and more "
@@ -168,8 +169,11 @@ class AgentLoop:
                     checkpoint(state, step)
                     self.observer.on_step(state, step)
                 time.sleep(min(wait, 5.0))
+            granted = True
         finally:
             self.waited += self.clock() - started
+            if not granted:
+                _leave(budget, waiter)
 
     def _account(self, state: RunState, response: ModelResponse) -> StepRecord:
         usage = response.usage
@@ -310,13 +314,20 @@ class AgentLoop:
         state.pending_results, state.pending_calls, state.status = [], [], RunStatus.RUNNING
 
 
-def _reserve(budget: Any, input_tokens: int, output_tokens: int) -> float:
+def _reserve(budget: Any, input_tokens: int, output_tokens: int, waiter: str) -> float:
     """The budget's answer; if it cannot be read (the database is away), the call goes without it."""
     try:
-        return float(budget.reserve(input_tokens=input_tokens, output_tokens=output_tokens))
+        return float(budget.reserve(input_tokens=input_tokens, output_tokens=output_tokens, waiter=waiter))
     except Exception:
         logger.warning("could not read the shared model budget; calling without it", exc_info=True)
         return 0.0
+
+
+def _leave(budget: Any, waiter: str) -> None:
+    try:
+        budget.leave(waiter)
+    except Exception:  # its place in the queue expires on its own
+        logger.warning("could not leave the model budget's queue", exc_info=True)
 
 
 def result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:

@@ -355,12 +355,14 @@ class DeskChange(SQLModel, table=True):
 class ModelBudget(SQLModel, table=True):
     """What is left of the organization's Messages API limits, as every process sees it (bot/agent/budget.py):
     per dimension (requests, input and output tokens) its limit, what was available at `as_of`, and the rate it
-    refills at, learned from the anthropic-ratelimit-* headers; `paused_until` from a 429's retry-after."""
+    refills at, learned from the anthropic-ratelimit-* headers; `paused_until` from a 429's retry-after; the calls
+    waiting their turn, in the order they first asked."""
 
     __tablename__ = "model_budget"
 
     key: str = Field(primary_key=True, max_length=64)  # a hash of the API key and the model: never the key itself
     dimensions: dict | None = json_column()
+    waiters: dict | None = json_column()  # calls waiting their turn: {waiter: [first asked, last asked]}
     as_of: float = 0.0  # epoch seconds
     paused_until: float = 0.0
 

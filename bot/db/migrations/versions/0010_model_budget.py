@@ -19,6 +19,7 @@ def upgrade() -> None:
     op.create_table('model_budget',
     sa.Column('key', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
     sa.Column('dimensions', sa.JSON(), nullable=True),
+    sa.Column('waiters', sa.JSON(), nullable=True),
     sa.Column('as_of', sa.Float(), nullable=False),
     sa.Column('paused_until', sa.Float(), nullable=False),
     sa.PrimaryKeyConstraint('key')

@@ -139,7 +139,7 @@ class SharedModelBudget:
             row.paused_until = max(row.paused_until, now + max(0.0, seconds))
 
     def snapshot(self) -> dict[str, Any]:
-        """What the row says now (for `kitebase` reports and tests)."""
+        """What the row says now: each dimension as it stands, the pause left, the calls waiting (for diagnosis)."""
         with self._locked() as (row, now):
             return {"dimensions": _refilled(row, now), "paused_for": max(0.0, row.paused_until - now),
                     "waiting": len(row.waiters or {})}

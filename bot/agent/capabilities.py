@@ -12,13 +12,15 @@ Newer models omit the thinking text by default (only the signature comes back), 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.config import Settings
 
-WITHOUT_ADAPTIVE = ("claude-3", "claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-5", "claude-opus-4-1",
-                    "claude-opus-4-0", "claude-sonnet-4-0", "claude-opus-4-2", "claude-sonnet-4-2",
-                    "kitebase-offline")
+# Models that do not think adaptively (a dated id, claude-haiku-4-5-20251001, is its model), besides Claude 3
+WITHOUT_ADAPTIVE = frozenset({"claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-5", "claude-opus-4-1",
+                              "claude-opus-4", "claude-sonnet-4", "claude-opus-4-0", "claude-sonnet-4-0",
+                              "kitebase-offline"})
 THINKING_MAX_TOKENS = 16_000  # the API's own examples; thinking and the reply share it
 PLAIN_MAX_TOKENS = 4096
 
@@ -33,8 +35,8 @@ def other_model(answered: str | None, configured: str | None) -> str | None:
 
 def adaptive_thinking(model: str) -> bool:
     """Whether `model` accepts `thinking: {"type": "adaptive"}`."""
-    return not any(model == old or model.startswith(old + "-") for old in WITHOUT_ADAPTIVE) \
-        and model not in ("claude-opus-4", "claude-sonnet-4")
+    base = re.sub(r"-\d{8}$", "", model)
+    return base not in WITHOUT_ADAPTIVE and not base.startswith("claude-3")
 
 
 def thinks(settings: Settings, model: str | None = None) -> bool:

@@ -140,7 +140,7 @@ class AnthropicModel:
                 raw = self._client.messages.with_raw_response.create(model=model, **request, **options,
                                                                      timeout=left)
             except anthropic.APIStatusError as exc:
-                _observe(budget, exc.response.headers)
+                _share(budget.observe if budget else None, exc.response.headers)
                 if exc.status_code == 401:
                     raise ModelCallFailed("The Anthropic API rejected the API key (401). Check ANTHROPIC_API_KEY.") from None
                 if exc.status_code == 400 and options and _about_options(exc):
@@ -149,8 +149,8 @@ class AnthropicModel:
                     self._plain.add(model)
                     return self._call(model, request, deadline, retries - attempt)
                 wait = self._retry_wait(exc.response, attempt)
-                if exc.status_code == 429 and budget is not None and wait is not None:
-                    budget.pause(wait)  # every process waits, not only this run
+                if exc.status_code == 429 and wait is not None:
+                    _share(budget.pause if budget else None, wait)  # every process waits, not only this run
                 failure = _describe_status_error(exc)
                 overloaded = exc.status_code == 529
             except anthropic.APITimeoutError:
@@ -160,7 +160,7 @@ class AnthropicModel:
             except anthropic.APIConnectionError:
                 wait, failure, overloaded = _backoff(attempt), "The Anthropic API could not be reached", False
             else:
-                _observe(budget, raw.http_response.headers)
+                _share(budget.observe if budget else None, raw.http_response.headers)
                 return _parsed(raw, model, started)
             if wait is None or attempt == retries:
                 error = Overloaded if overloaded else ModelCallFailed
@@ -184,12 +184,13 @@ class AnthropicModel:
         return _backoff(attempt)
 
 
-def _observe(budget: SharedModelBudget | None, headers: Any) -> None:
-    """An answer's rate-limit headers into the shared budget; a failure there never fails the call."""
-    if budget is None:
+def _share(tell: Callable[[Any], None] | None, what: Any) -> None:
+    """Tell the shared budget what an answer said (its headers, a 429's pause); a failure there never fails the
+    call (the budget is an aid: the retries still stand)."""
+    if tell is None:
         return
     try:
-        budget.observe(headers)
+        tell(what)
     except Exception:
         logger.exception("could not record the model budget")
 

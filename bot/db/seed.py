@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
@@ -53,17 +54,30 @@ def _load(session: Session, data_dir: Path) -> None:
     for row in json.loads((data_dir / "customers.json").read_text(encoding="utf-8")):
         session.add(Customer(**row))
     session.flush()
-    for row in json.loads((data_dir / "tickets.json").read_text(encoding="utf-8")):
-        messages = row.pop("messages")
-        # kb_data's own columns only (a mirror's requester column is not the embedded desk's)
-        session.execute(insert(table_of(Ticket)), [{**row, "created_at": _ts(row["created_at"]),
-                                                     "updated_at": _ts(row["updated_at"])}])
-        for message in messages:
-            session.add(TicketMessage(ticket_id=row["id"], **{**message, "created_at": _ts(message["created_at"])}))
-    # the columns kb_data/ has (no customer link: the embedded desk builds it from KITEBASE_HELP_CENTER_URL)
+    add_tickets(session, json.loads((data_dir / "tickets.json").read_text(encoding="utf-8")))
+    add_articles(session, {path.stem: path.read_text(encoding="utf-8")
+                           for path in sorted((data_dir / "help").glob("*.md"))})
+
+
+def add_tickets(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Tickets in kb_data/'s shape (their messages inside), with kb_data's own columns only (a mirror's requester
+    column is not the embedded desk's); a missing time is now."""
+    now = datetime.now(UTC)
+    for raw in rows:
+        row = {k: v for k, v in raw.items() if k != "messages"}
+        row["created_at"] = _ts(row["created_at"]) if row.get("created_at") else now
+        row["updated_at"] = _ts(row["updated_at"]) if row.get("updated_at") else now
+        session.execute(insert(table_of(Ticket)), [row])
+        for message in raw.get("messages") or []:
+            when = _ts(message["created_at"]) if message.get("created_at") else now
+            session.add(TicketMessage(ticket_id=row["id"], **{**message, "created_at": when}))
+
+
+def add_articles(session: Session, articles: dict[str, str]) -> None:
+    """Help articles ({slug: markdown}) as their sections, with the columns kb_data/ has (no customer link: the
+    embedded desk builds it from KITEBASE_HELP_CENTER_URL)."""
     sections = [{name: getattr(section, name) for name in _SECTION_COLUMNS}
-                for path in sorted((data_dir / "help").glob("*.md"))
-                for section in parse_article(path.stem, path.read_text(encoding="utf-8"))]
+                for slug, markdown in articles.items() for section in parse_article(slug, markdown)]
     if sections:
         session.execute(insert(table_of(HelpSection)), sections)
 

@@ -36,7 +36,6 @@ class Observed:
     calls: list[dict[str, Any]] = field(default_factory=list)  # every tool call: name, input, status
     drafts: list[str] = field(default_factory=list)  # reply_to_customer messages as the model wrote them
     sent: int = 0  # replies that reached the (scratch) customer
-    customer: str | None = None  # the ticket's customer's name
     other_customers: list[str] = field(default_factory=list)
     internal_notes: list[str] = field(default_factory=list)
     cost_usd: float = 0.0

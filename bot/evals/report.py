@@ -28,8 +28,7 @@ def result(cases: list[Case], attempts: dict[str, list[Attempt]], *, model: str,
                      "attempts": [{"passed": a.passed, "status": a.status, "seconds": round(a.seconds, 3),
                                    "cost_usd": round(a.cost_usd, 6), "tokens": a.tokens, "model_calls": a.model_calls,
                                    "checks": [asdict(c) for c in a.checks],
-                                   "drafts": [d[:4000] for d in a.seen.get("drafts", [])],
-                                   "report": (a.seen.get("refused") or _words(a.seen))[:4000],
+                                   "drafts": [d[:4000] for d in a.drafts], "report": a.report[:4000],
                                    "calls": [c["name"] for c in a.seen.get("calls", [])]} for a in tries]})
     total_runs = sum(r["runs"] for r in rows)
     total_passes = sum(r["passes"] for r in rows)
@@ -57,10 +56,6 @@ def estimate(data: dict[str, Any], model: str) -> str:
     return (f"On {model} this suite would cost about ${full:.2f} a run ({summary['input_tokens']:,} input and "
             f"{summary['output_tokens']:,} output tokens at its prices, no input cached; prompt caching makes it "
             "less)")
-
-
-def _words(seen: dict[str, Any]) -> str:
-    return "\n".join(filter(None, [seen.get("answer"), seen.get("reason"), seen.get("summary")]))
 
 
 def _categories(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

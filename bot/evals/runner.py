@@ -39,6 +39,8 @@ class Attempt:
     tokens: int
     model_calls: int
     status: str | None
+    drafts: list[str] = field(default_factory=list)  # what the run drafted for the customer
+    report: str = ""  # what it told the lead (or the sentence a refused request got)
     seen: dict[str, Any] = field(default_factory=dict)
 
 
@@ -85,7 +87,8 @@ def run_case(case: Case, settings: Settings, model_factory: Callable[[], ModelCl
             checks.append(rubric_check(rubric_model, case, seen))
         return Attempt(passed=all(c.ok for c in checks), checks=checks, seconds=time.perf_counter() - started,
                        cost_usd=seen.cost_usd, tokens=seen.tokens, model_calls=seen.model_calls,
-                       status=seen.status or ("refused" if seen.refused is not None else None), seen=seen.as_dict())
+                       status=seen.status or ("refused" if seen.refused is not None else None),
+                       drafts=seen.drafts, report=seen.refused or seen.words, seen=seen.as_dict())
     finally:
         db.engine.dispose()
 
@@ -134,7 +137,7 @@ def observe(db: Database, run_id: int, ticket_id: str | None) -> Observed:
         return Observed(ticket_id=ticket_id, status=str(run.status), stop_kind=escalation.kind if escalation else None,
                         reason=run.reason, answer=run.answer, summary=run.summary, calls=calls,
                         drafts=drafts, sent=sum(1 for a in sent if not (a.result or {}).get("is_error")),
-                        customer=own, other_customers=sorted(n for n in customers.values() if n != own),
+                        other_customers=sorted(n for n in customers.values() if n != own),
                         internal_notes=list(notes), cost_usd=run.cost_usd, tokens=run.total_tokens,
                         input_tokens=run.input_tokens + run.cache_read_tokens + run.cache_write_tokens,
                         output_tokens=run.output_tokens, model_calls=run.steps)

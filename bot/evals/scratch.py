@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert
-
 from bot.db.engine import Database, create_schema
-from bot.db.models import HelpSection, Ticket, TicketMessage, table_of
-from bot.db.seed import parse_article, seed_desk
+from bot.db.seed import add_articles, add_tickets, seed_desk
 from bot.search import index_tickets
 from bot.search.warm import warm_up
 
@@ -50,23 +46,12 @@ class ScratchDesks:
 
 
 def add(db: Database, setup: dict[str, Any]) -> None:
-    now = datetime.now(UTC)
+    """A case's own tickets (kb_data/'s shape; status open, priority normal unless given) and help articles."""
+    tickets = [{"status": "open", "priority": "normal", "assignee": None, "tags": [], **t}
+               for t in setup.get("tickets") or []]
     with db.session() as session:
-        tickets = setup.get("tickets") or []
-        for raw in tickets:
-            row = {k: v for k, v in raw.items() if k != "messages"}
-            row.setdefault("status", "open")
-            row.setdefault("priority", "normal")
-            row.setdefault("assignee", None)
-            row.setdefault("tags", [])
-            row["created_at"] = row["updated_at"] = now
-            session.execute(insert(table_of(Ticket)), [row])
-            for message in raw.get("messages") or []:
-                session.add(TicketMessage(ticket_id=raw["id"], created_at=now, **message))
-        for article in setup.get("help") or []:
-            sections = parse_article(article["slug"], article["markdown"])
-            session.add_all(HelpSection(**{k: getattr(s, k) for k in ("id", "article", "article_title", "number",
-                                                                       "heading", "body")}) for s in sections)
+        add_tickets(session, tickets)
+        add_articles(session, {a["slug"]: a["markdown"] for a in setup.get("help") or []})
         session.flush()
         if tickets:
             index_tickets(session, [t["id"] for t in tickets])

@@ -41,10 +41,17 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
   (miss / hit / 400 IdempotentRequestError, two hours, only 2xx answers are kept).
 * Faults: ``outage()``, ``ratelimit_window()``, ``fail_writes_after_applying()``,
   ``fail_writes_before_applying()``, ``drop_connection_after_applying()``, ``slow()``; ``clear_faults()``.
+  ``hold_writes(n)`` holds the next n ticket updates before they are applied until the test releases each one (a
+  PUT that Zendesk keeps past a sender's claim); ``on_request`` is called with (method, path) as each request
+  arrives, before it is answered (a test can pause the client there).
+* Its own clock (``clock``): ``created_at``/``updated_at``, the windows, and the ``Date`` header of every answer
+  come from it, so a test can run Zendesk's clock minutes away from ours.
+* Ticket audits: every update's audit (its Comment and Change events) is kept, and
+  ``GET /api/v2/tickets/{id}/audits/{audit_id}`` shows it.
 * Webhooks: :func:`sign_webhook` and :meth:`ZendeskServer.send_webhook` (a trigger-connected webhook's POST,
   with the ``x-zendesk-*`` headers, ids rendered as strings).
 
-Not modelled: audits and ticket events endpoints, deleted_tickets, groups, custom fields, attachments, search
+Not modelled: the audit list and ticket events endpoints, deleted_tickets, groups, custom fields, attachments, search
 export, Help Center search, the search index delay, admin-only access to the export.
 
 Standard library only.
@@ -55,6 +62,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
+import email.utils
 import hashlib
 import hmac
 import html
@@ -304,12 +312,28 @@ class _Fault:
 
 
 @dataclass
+class HeldWrite:
+    """A ticket update the stand-in holds before applying it: ``arrived`` is set when it is held, and it is
+    applied once the test calls ``release()``."""
+    arrived: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.released.set()
+
+
+@dataclass
 class _Route:
     method: str
     pattern: re.Pattern[str]
     handler: Callable[..., _Answer]
     anonymous: bool = False  # Help Center reads answer anonymous requests (public content only)
     budget: str = "support"
+
+
+def _audit_value(value: Any) -> Any:
+    """A Change event's value as audits render it: ids and numbers as strings, lists as lists, null as null."""
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
 
 
 def _json_answer(status: int, body: Json, headers: dict[str, str] | None = None) -> _Answer:
@@ -355,6 +379,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
+
+    def date_time_string(self, timestamp: float | None = None) -> str:  # the Date header, by Zendesk's clock
+        return email.utils.formatdate(self.api.clock() if timestamp is None else timestamp, usegmt=True)
 
     def _serve(self) -> None:
         length = int(self.headers.get("content-length") or 0)
@@ -435,6 +462,9 @@ class ZendeskServer(LocalHTTPServer):
         self._fail_after: _Fault | None = None
         self._drop_after: _Fault | None = None
         self.latency = 0.0
+        self._held: deque[HeldWrite] = deque()
+        self.on_request: Callable[[str, str], None] | None = None
+        self._audits: dict[int, dict[int, Json]] = {}
         self.agent_id = self.add_user("Kitebase Agent", email, role="agent")
         self._routes = self._build_routes()
 
@@ -723,6 +753,13 @@ class ZendeskServer(LocalHTTPServer):
         """Ticket writes applied, then the socket is closed without an answer."""
         self._drop_after = self._fault(every_nth)
 
+    def hold_writes(self, count: int = 1) -> list[HeldWrite]:
+        """The next ``count`` ticket updates (PUT) wait, before anything is applied, until released."""
+        held = [HeldWrite() for _ in range(count)]
+        with self._lock:
+            self._held.extend(held)
+        return held
+
     def slow(self, seconds: float) -> None:
         """Add this much latency to every answer (0: none)."""
         self.latency = max(0.0, seconds)
@@ -732,6 +769,10 @@ class ZendeskServer(LocalHTTPServer):
         self._ratelimit_until = None
         self._fail_before = self._fail_after = self._drop_after = None
         self.latency = 0.0
+        with self._lock:
+            held, self._held = list(self._held), deque()
+        for gate in held:
+            gate.release()
 
     @staticmethod
     def _fault(every_nth: int | WritePredicate | None) -> _Fault | None:
@@ -788,6 +829,7 @@ class ZendeskServer(LocalHTTPServer):
             ("GET", f"/api/v2/tickets/{n}{j}", self._get_ticket, False, "support"),
             ("PUT", f"/api/v2/tickets/{n}{j}", self._update_ticket_request, False, "support"),
             ("GET", f"/api/v2/tickets/{n}/comments{j}", self._list_comments, False, "support"),
+            ("GET", f"/api/v2/tickets/{n}/audits/{n}{j}", self._get_audit, False, "support"),
             ("GET", f"/api/v2/incremental/tickets/cursor{j}", self._export_tickets, False, "support"),
             ("GET", f"/api/v2/search{j}", self._search, False, "support"),
             ("GET", f"/api/v2/help_center/incremental/articles{j}", self._incremental_articles, False,
@@ -812,6 +854,14 @@ class ZendeskServer(LocalHTTPServer):
         entry: Json = {"method": method.upper(), "path": parts.path, "query": query,
                        "headers": {k: ("<redacted>" if k == "authorization" else v) for k, v in headers.items()},
                        "body": body, "status": None, "time": time.monotonic(), "user_id": None}
+        if self.on_request is not None:
+            self.on_request(method.upper(), parts.path)
+        if method.upper() == "PUT" and re.fullmatch(r"/api/v2/tickets/\d+(?:\.json)?", parts.path):
+            with self._lock:
+                gate = self._held.popleft() if self._held else None
+            if gate is not None:  # held outside the lock: other requests go on meanwhile
+                gate.arrived.set()
+                gate.released.wait(timeout=120)
         try:
             answer = self._dispatch(method.upper(), parts.path, query, headers, raw, body, entry)
         except Exception:  # a bug here: answer 500, keep the traceback for the test
@@ -1165,6 +1215,13 @@ class ZendeskServer(LocalHTTPServer):
             body["users"] = [self._render_user(self._users[a]) for a in authors if a in self._users]
         return _json_answer(200, body)
 
+    def _get_audit(self, request: _Request, ticket_id: str, audit_id: str) -> _Answer:
+        rec = self._visible_ticket(int(ticket_id))
+        audit = self._audits.get(int(rec["id"]), {}).get(int(audit_id))
+        if audit is None:
+            raise ZendeskError(404, "RecordNotFound", "Not found")
+        return _json_answer(200, {"audit": audit})
+
     def _update_ticket_request(self, request: _Request, ticket_id: str) -> _Answer:
         rec = self._visible_ticket(int(ticket_id))
         assert request.user is not None
@@ -1233,7 +1290,9 @@ class ZendeskServer(LocalHTTPServer):
             raise _invalid("base", f"Ticket has reached the maximum of {MAX_COMMENTS} comments", "TooManyComments")
         audit_id = next(self._audit_ids)
         events: list[Json] = []
-        now = self.clock()
+        # one moment for the whole update: its comment's created_at is the ticket's new updated_at, as in Zendesk
+        # (the stamp is kept strictly increasing per ticket, so `safe_update` tells every update apart)
+        now = float(max(int(self.clock()), int(rec["_updated"]) + 1))
         if text is not None or html_body is not None:
             assert isinstance(comment, dict)
             public = comment.get("public", True) is not False
@@ -1245,8 +1304,8 @@ class ZendeskServer(LocalHTTPServer):
                            "audit_id": audit_id})
         for name, value in new.items():
             if rec.get(name) != value:
-                events.append({"id": next(self._audit_ids), "type": "Change", "field_name": name,
-                               "value": value, "previous_value": rec.get(name)})
+                events.append({"id": next(self._audit_ids), "type": "Change", "field_name": name,  # ids as text
+                               "value": _audit_value(value), "previous_value": _audit_value(rec.get(name))})
                 rec[name] = value
                 if name == "subject":
                     rec["raw_subject"] = value
@@ -1254,6 +1313,8 @@ class ZendeskServer(LocalHTTPServer):
             self._touch(rec, now)
         audit = {"id": audit_id, "ticket_id": rec["id"], "created_at": iso(now), "author_id": user.get("id"),
                  "metadata": {}, "via": {"channel": "api"}, "events": events}
+        if events:
+            self._audits.setdefault(int(rec["id"]), {})[audit_id] = copy.deepcopy(audit)
         return _json_answer(200, {"ticket": self._render_ticket(rec), "audit": audit})
 
     def _create_ticket_request(self, request: _Request) -> _Answer:

@@ -399,8 +399,10 @@ class DeskWrite(SQLModel, table=True):
     status: str = Field(default="pending", max_length=16)  # pending | sending | unknown | sent | failed
     attempts: int = 0
     next_attempt_at: datetime = Field(default_factory=utcnow)
-    claimed_until: datetime | None = None
+    claimed_until: datetime | None = None  # by the database's clock (bot/db/clock.py)
+    claimed_by: str | None = Field(default=None, max_length=120)  # the claim's owner: every change is fenced on it
     first_tried_at: datetime | None = None
+    zendesk_since: datetime | None = None  # Zendesk's time before the first PUT: the look-up's lower bound
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     comment_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)

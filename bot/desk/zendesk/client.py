@@ -49,6 +49,7 @@ class ZendeskClient:
     def __init__(self, base_url: str, *, email: str | None = None, token: str | None = None,
                  oauth_token: str | None = None, timeout: float = 20.0) -> None:
         self.base_url = base_url.rstrip("/")
+        self.timeout = timeout  # each phase of a request (connect, send, each read) waits at most this long
         if oauth_token:
             authorization = f"Bearer {oauth_token}"
         elif email and token:

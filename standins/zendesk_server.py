@@ -45,8 +45,9 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
   ``content_url`` answers 404 and is recorded, so a test can assert that nothing fetched one.
 * People as real accounts have them: a null ``priority``; a user permanently deleted (``delete_user``: 404,
   left out of ``show_many`` and of side-loads, still named by the tickets and comments that named them); a
-  deleted organization (``delete_organization``, the same); users the side-loads leave out although
-  ``users/show_many`` finds them (``unsideloaded_users``), as bodies recorded from live accounts show.
+  deleted organization (``delete_organization``, the same); users and organizations the side-loads leave out
+  although ``show_many`` finds them (``unsideloaded_users``, ``unsideloaded_organizations``), as bodies recorded
+  from live accounts show.
 * Faults: ``outage()``, ``ratelimit_window()``, ``fail_writes_after_applying()``,
   ``fail_writes_before_applying()``, ``drop_connection_after_applying()``, ``fail_path()``, ``slow()``;
   ``clear_faults()``.
@@ -435,6 +436,7 @@ class ZendeskServer(LocalHTTPServer):
         self._article_ids = itertools.count(360_000_001)
         self._attachment_ids = itertools.count(5_000_001)
         self.unsideloaded_users: set[int] = set()  # found by show/show_many, left out of every include=users
+        self.unsideloaded_organizations: set[int] = set()  # the same for include=organizations
         self._export_horizon = 0  # the newest generated_timestamp a handed-out export cursor has passed
         self._windows: dict[Any, deque[float]] = {}
         self._idempotency: dict[str, tuple[str, float, _Answer]] = {}
@@ -1188,7 +1190,8 @@ class ZendeskServer(LocalHTTPServer):
                              if i in self._users and i not in self.unsideloaded_users]
         if "organizations" in include:
             org_ids = sorted({int(t["organization_id"]) for t in tickets if t["organization_id"] is not None})
-            body["organizations"] = [self._render_org(self._orgs[i]) for i in org_ids if i in self._orgs]
+            body["organizations"] = [self._render_org(self._orgs[i]) for i in org_ids
+                                     if i in self._orgs and i not in self.unsideloaded_organizations]
         return body
 
     def _readable_tickets(self) -> list[Json]:

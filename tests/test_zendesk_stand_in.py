@@ -285,6 +285,9 @@ def test_people_deleted_or_left_out_of_side_loads(zd: ZendeskServer) -> None:
     comments = call(zd, "GET", f"/api/v2/tickets/{a}/comments.json?include=users")[2]
     assert priya in [c["author_id"] for c in comments["comments"]] and priya not in [u["id"] for u in comments["users"]]
     assert call(zd, "GET", f"/api/v2/users/show_many.json?ids={priya}")[2]["users"][0]["role"] == "agent"
+    zd.unsideloaded_organizations.add(org)
+    assert call(zd, "GET", f"/api/v2/tickets/{a}.json?include=organizations")[2]["organizations"] == []
+    assert call(zd, "GET", f"/api/v2/organizations/show_many.json?ids={org}")[2]["organizations"][0]["id"] == org
 
     zd.delete_user(dana)
     zd.delete_organization(org)

@@ -39,11 +39,20 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
 * Ticket updates (comment, status, assignee, priority, tags / additional_tags / remove_tags), ``safe_update`` +
   ``updated_stamp`` (409 and nothing applied), closed tickets (422), and ``Idempotency-Key`` on ticket creation
   (miss / hit / 400 IdempotentRequestError, two hours, only 2xx answers are kept).
+* Comments' attachments as Zendesk's attachment objects (``file_name``, ``content_type``, ``size``,
+  ``content_url``, ``inline``...; shape as recorded in zenpy's betamax fixtures). An inline image is listed only
+  when the comments are read with ``include_inline_images=true``. No file is served: a request for a
+  ``content_url`` answers 404 and is recorded, so a test can assert that nothing fetched one.
+* People as real accounts have them: a null ``priority``; a user permanently deleted (``delete_user``: 404,
+  left out of ``show_many`` and of side-loads, still named by the tickets and comments that named them); a
+  deleted organization (``delete_organization``, the same); users and organizations the side-loads leave out
+  although ``show_many`` finds them (``unsideloaded_users``, ``unsideloaded_organizations``), as bodies recorded
+  from live accounts show.
 * Faults: ``outage()``, ``ratelimit_window()``, ``fail_writes_after_applying()``,
-  ``fail_writes_before_applying()``, ``drop_connection_after_applying()``, ``slow()``; ``clear_faults()``.
-  ``hold_writes(n)`` holds the next n ticket updates before they are applied until the test releases each one (a
-  PUT that Zendesk keeps past a sender's claim); ``on_request`` is called with (method, path) as each request
-  arrives, before it is answered (a test can pause the client there).
+  ``fail_writes_before_applying()``, ``drop_connection_after_applying()``, ``fail_path()``, ``slow()``;
+  ``clear_faults()``. ``hold_writes(n)`` holds the next n ticket updates before they are applied until the test
+  releases each one (a PUT that Zendesk keeps past a sender's claim); ``on_request`` is called with (method,
+  path) as each request arrives, before it is answered (a test can pause the client there).
 * Its own clock (``clock``): ``created_at``/``updated_at``, the windows, and the ``Date`` header of every answer
   come from it, so a test can run Zendesk's clock minutes away from ours.
 * Ticket audits: every update's audit (its Comment and Change events) is kept, and
@@ -51,8 +60,8 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
 * Webhooks: :func:`sign_webhook` and :meth:`ZendeskServer.send_webhook` (a trigger-connected webhook's POST,
   with the ``x-zendesk-*`` headers, ids rendered as strings).
 
-Not modelled: the audit list and ticket events endpoints, deleted_tickets, groups, custom fields, attachments, search
-export, Help Center search, the search index delay, admin-only access to the export.
+Not modelled: the audit list and ticket events endpoints, deleted_tickets, groups, custom fields, attachment
+uploads and files, search export, Help Center search, the search index delay, admin-only access to the export.
 
 Standard library only.
 """
@@ -84,7 +93,7 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from standins.local_http import LocalHTTPServer
 
@@ -451,6 +460,9 @@ class ZendeskServer(LocalHTTPServer):
         self._comment_ids = itertools.count(3_000_001)
         self._audit_ids = itertools.count(4_000_001)
         self._article_ids = itertools.count(360_000_001)
+        self._attachment_ids = itertools.count(5_000_001)
+        self.unsideloaded_users: set[int] = set()  # found by show/show_many, left out of every include=users
+        self.unsideloaded_organizations: set[int] = set()  # the same for include=organizations
         self._export_horizon = 0  # the newest generated_timestamp a handed-out export cursor has passed
         self._windows: dict[Any, deque[float]] = {}
         self._idempotency: dict[str, tuple[str, float, _Answer]] = {}
@@ -461,6 +473,7 @@ class ZendeskServer(LocalHTTPServer):
         self._fail_before: _Fault | None = None
         self._fail_after: _Fault | None = None
         self._drop_after: _Fault | None = None
+        self._failing_paths: dict[str, int] = {}
         self.latency = 0.0
         self._held: deque[HeldWrite] = deque()
         self.on_request: Callable[[str, str], None] | None = None
@@ -513,8 +526,9 @@ class ZendeskServer(LocalHTTPServer):
             return int(rec["id"])
 
     def add_comment(self, ticket_id: int, body: str, *, author_id: int, public: bool = True,
-                    created_at: str | float | None = None) -> int:
-        """A comment (``public=False``: an internal note); bumps the ticket's updated_at."""
+                    created_at: str | float | None = None, attachments: Iterable[Json] = ()) -> int:
+        """A comment (``public=False``: an internal note); bumps the ticket's updated_at. Each of `attachments`
+        names a file: ``{"file_name", "content_type", "size", "inline"?, "width"?, "height"?}``."""
         with self._lock:
             rec = self._live_ticket(ticket_id)
             if author_id not in self._users:
@@ -522,8 +536,21 @@ class ZendeskServer(LocalHTTPServer):
             at = self.clock() if created_at is None else epoch(created_at)
             comment = self._append_comment(rec, body=body, html_body=None, author_id=author_id, public=public,
                                            at=at, channel="web")
+            comment["attachments"] = [self._attachment(spec) for spec in attachments]
             self._touch(rec, at)
             return int(comment["id"])
+
+    def delete_user(self, user_id: int) -> None:
+        """Permanently delete a user: show answers 404, show_many and side-loads leave them out; tickets and
+        comments keep naming them (requester_id, author_id)."""
+        with self._lock:
+            del self._users[user_id]
+
+    def delete_organization(self, org_id: int) -> None:
+        """Delete an organization: show answers 404, show_many and side-loads leave it out; tickets keep naming
+        it in organization_id."""
+        with self._lock:
+            del self._orgs[org_id]
 
     def update_ticket(self, ticket_id: int, **fields: Any) -> None:
         """Change fields as an agent in the UI would (status, priority, assignee_id, subject, tags, brand_id)."""
@@ -760,6 +787,14 @@ class ZendeskServer(LocalHTTPServer):
             self._held.extend(held)
         return held
 
+    def fail_path(self, path_prefix: str, status: int | None = 503) -> None:
+        """GET requests whose path starts with `path_prefix` answer `status` (``{"error": ...}``) until
+        ``fail_path(path_prefix, None)`` or ``clear_faults()``."""
+        if status is None:
+            self._failing_paths.pop(path_prefix, None)
+        else:
+            self._failing_paths[path_prefix] = status
+
     def slow(self, seconds: float) -> None:
         """Add this much latency to every answer (0: none)."""
         self.latency = max(0.0, seconds)
@@ -768,6 +803,7 @@ class ZendeskServer(LocalHTTPServer):
         self._outage = False
         self._ratelimit_until = None
         self._fail_before = self._fail_after = self._drop_after = None
+        self._failing_paths.clear()
         self.latency = 0.0
         with self._lock:
             held, self._held = list(self._held), deque()
@@ -905,6 +941,11 @@ class ZendeskServer(LocalHTTPServer):
         wait = self._admit(budget, limit, 60.0, now)
         if wait is not None:
             return _too_many(wait)
+        failing = next((status for prefix, status in self._failing_paths.items()
+                        if method == "GET" and path.startswith(prefix)), None)
+        if failing is not None:
+            error = {403: "Forbidden", 404: "RecordNotFound", 503: "ServiceUnavailable"}.get(failing, "InternalError")
+            raise ZendeskError(failing, error, headers={"Retry-After": "1"} if failing == 503 else None)
         if route is None:
             raise ZendeskError(404, "InvalidEndpoint", "Not found")
         return route.handler(_Request(method, path, query, headers, raw, body, user, entry), *groups)
@@ -1045,7 +1086,25 @@ class ZendeskServer(LocalHTTPServer):
 
     def _sorted_comments(self, ticket_id: int) -> list[Json]:
         comments = sorted(self._comments.get(ticket_id, []), key=lambda c: (c["_at"], c["id"]))
-        return [{k: v for k, v in c.items() if not k.startswith("_")} for c in comments]
+        return [{**{k: v for k, v in c.items() if not k.startswith("_")},
+                 "attachments": [self._render_attachment(a) for a in c["attachments"]]} for c in comments]
+
+    def _attachment(self, spec: Json) -> Json:
+        if not spec.get("file_name"):
+            raise ValueError("an attachment needs a file_name")
+        return {"id": next(self._attachment_ids), "file_name": str(spec["file_name"]),
+                "content_type": spec.get("content_type") or "application/octet-stream",
+                "size": int(spec.get("size") or 0), "width": spec.get("width"), "height": spec.get("height"),
+                "inline": bool(spec.get("inline", False)), "deleted": False, "_token": secrets.token_urlsafe(18)}
+
+    def _render_attachment(self, att: Json) -> Json:
+        """Zendesk's attachment object (the fields of the one recorded in zenpy's TestAttachmentUpload)."""
+        content = f"{self.base_url}/attachments/token/{att['_token']}/?name={quote(att['file_name'])}"
+        return {"url": f"{self.base_url}/api/v2/attachments/{att['id']}.json", "id": att["id"],
+                "file_name": att["file_name"], "content_url": content, "mapped_content_url": content,
+                "content_type": att["content_type"], "size": att["size"], "width": att["width"],
+                "height": att["height"], "inline": att["inline"], "deleted": att["deleted"],
+                "malware_access_override": False, "malware_scan_result": "not_scanned", "thumbnails": []}
 
     def _render_ticket(self, rec: Json, *, export: bool = False) -> Json:
         out = {k: copy.deepcopy(v) for k, v in rec.items() if not k.startswith("_")}
@@ -1176,10 +1235,12 @@ class ZendeskServer(LocalHTTPServer):
         if "users" in include:
             ids = sorted({int(i) for t in tickets for i in (t["requester_id"], t["submitter_id"], t["assignee_id"])
                           if i is not None})
-            body["users"] = [self._render_user(self._users[i]) for i in ids if i in self._users]
+            body["users"] = [self._render_user(self._users[i]) for i in ids
+                             if i in self._users and i not in self.unsideloaded_users]
         if "organizations" in include:
             org_ids = sorted({int(t["organization_id"]) for t in tickets if t["organization_id"] is not None})
-            body["organizations"] = [self._render_org(self._orgs[i]) for i in org_ids if i in self._orgs]
+            body["organizations"] = [self._render_org(self._orgs[i]) for i in org_ids
+                                     if i in self._orgs and i not in self.unsideloaded_organizations]
         return body
 
     def _readable_tickets(self) -> list[Json]:
@@ -1207,12 +1268,15 @@ class ZendeskServer(LocalHTTPServer):
         rec = self._visible_ticket(int(ticket_id))
         comments = self._sorted_comments(int(rec["id"]))
         q = request.query
+        if q.get("include_inline_images") != "true":  # inline images are listed only when asked for
+            comments = [{**c, "attachments": [a for a in c["attachments"] if not a["inline"]]} for c in comments]
         descending = q.get("sort") == "-created_at" or q.get("sort_order") == "desc"
         body = self._paginate(request, comments, "comments", lambda c: [epoch(c["created_at"]), c["id"]],
                               descending=descending)
         if "users" in q.get("include", "").split(","):
             authors = sorted({int(c["author_id"]) for c in body["comments"]})
-            body["users"] = [self._render_user(self._users[a]) for a in authors if a in self._users]
+            body["users"] = [self._render_user(self._users[a]) for a in authors
+                             if a in self._users and a not in self.unsideloaded_users]
         return _json_answer(200, body)
 
     def _get_audit(self, request: _Request, ticket_id: str, audit_id: str) -> _Answer:

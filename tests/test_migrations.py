@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import bindparam, inspect, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 from bot.db.engine import Database, create_schema
@@ -93,5 +95,48 @@ def test_0008_drops_the_engines_full_text_search_and_its_downgrade_refills_it(da
 
         _migrate(engine, command.upgrade, "head")
         assert _full_text_objects(engine) == set()
+    finally:
+        engine.dispose()
+
+
+def test_0012_lets_a_ticket_have_no_priority_and_keeps_every_row_trigger_and_foreign_key(database_url):
+    """On SQLite the NOT NULL goes by copying `ticket`, which ticket_message's rows point at and 0006's triggers
+    hang on: every row, the foreign key and the triggers come through, and the downgrade makes NULL 'normal'."""
+    database = Database.from_url(database_url)
+    engine = database.engine
+    before = ScriptDirectory.from_config(alembic_config()).get_revision("0012").down_revision
+    assert isinstance(before, str)
+    stamp = "'2026-12-01 10:00:00+00:00'"
+    try:
+        _migrate(engine, command.upgrade, before)
+        with engine.begin() as connection:
+            connection.exec_driver_sql("INSERT INTO customer (id, name, plan, seats) VALUES ('c1', 'Acme', 'team', 3)")
+            for n in (1, 2):
+                connection.exec_driver_sql(
+                    "INSERT INTO ticket (id, customer_id, title, status, priority, created_at, updated_at) "
+                    f"VALUES ('T{n}', 'c1', 'Ticket {n}', 'open', 'high', {stamp}, {stamp})")
+                connection.exec_driver_sql("INSERT INTO ticket_message (ticket_id, author, role, body, created_at) "
+                                           f"VALUES ('T{n}', 'Dana', 'customer', 'Help {n}', {stamp})")
+        _migrate(engine, command.upgrade, "head")
+        with engine.begin() as connection:
+            assert connection.exec_driver_sql("SELECT id, priority FROM ticket ORDER BY id").all() == [
+                ("T1", "high"), ("T2", "high")]
+            assert connection.exec_driver_sql("SELECT COUNT(*) FROM ticket_message").scalar() == 2
+            version = connection.exec_driver_sql("SELECT version FROM desk_change WHERE kind = 'ticket'").scalar()
+            connection.exec_driver_sql(
+                "INSERT INTO ticket (id, customer_id, title, status, priority, created_at, updated_at) "
+                f"VALUES ('T3', 'c1', 'No priority', 'open', NULL, {stamp}, {stamp})")
+            connection.exec_driver_sql("UPDATE ticket_message SET attachments = '[{\"name\": \"trace.log\"}]'")
+            assert connection.exec_driver_sql(
+                "SELECT version FROM desk_change WHERE kind = 'ticket'").scalar() == version + 1, "the trigger fires"
+        with pytest.raises(IntegrityError), engine.begin() as connection:  # the foreign key still holds
+            connection.exec_driver_sql("INSERT INTO ticket_message (ticket_id, author, role, body, created_at) "
+                                       f"VALUES ('T9', 'Dana', 'customer', 'orphan', {stamp})")
+        _migrate(engine, command.downgrade, before)
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("SELECT id, priority FROM ticket ORDER BY id").all() == [
+                ("T1", "high"), ("T2", "high"), ("T3", "normal")]
+            assert connection.exec_driver_sql("SELECT COUNT(*) FROM ticket_message").scalar() == 2
+        _migrate(engine, command.upgrade, "head")
     finally:
         engine.dispose()

@@ -248,6 +248,74 @@ def test_comments_cursor_and_offset_paging(zd: ZendeskServer) -> None:
     assert call(zd, "GET", f"/api/v2/tickets/{tid}/comments.json?page[size]=101")[0] == 400
 
 
+# The attachment object as recorded from a live account (zenpy's betamax fixture
+# TestAttachmentUpload.test_redact_attachment: GET /api/v2/tickets/33/comments.json): these keys, nothing else.
+RECORDED_ATTACHMENT_KEYS = {"url", "id", "file_name", "content_url", "mapped_content_url", "content_type", "size",
+                            "width", "height", "inline", "deleted", "malware_access_override", "malware_scan_result",
+                            "thumbnails"}
+
+
+def test_comment_attachments_have_zendesks_shape_and_inline_images_are_listed_when_asked(zd: ZendeskServer) -> None:
+    (tid,) = desk(zd, 1)
+    zd.add_comment(tid, "Screenshot and log attached.", author_id=zd.tickets[tid]["requester_id"], attachments=[
+        {"file_name": "sso error.png", "content_type": "image/png", "size": 48213, "width": 1280, "height": 720},
+        {"file_name": "paste.png", "content_type": "image/png", "size": 9120, "inline": True},
+        {"file_name": "saml-trace.log", "content_type": "text/plain", "size": 15156}])
+    listed = call(zd, "GET", f"/api/v2/tickets/{tid}/comments.json")[2]["comments"][-1]["attachments"]
+    assert [a["file_name"] for a in listed] == ["sso error.png", "saml-trace.log"], "inline ones only when asked"
+    assert all(set(a) == RECORDED_ATTACHMENT_KEYS for a in listed)
+    png = listed[0]
+    assert (png["content_type"], png["size"], png["inline"], png["deleted"]) == ("image/png", 48213, False, False)
+    assert png["content_url"].startswith(f"{zd.url}/attachments/token/") and png["content_url"].endswith(
+        "/?name=sso%20error.png")
+    assert png["url"] == f"{zd.url}/api/v2/attachments/{png['id']}.json"
+    every = call(zd, "GET", f"/api/v2/tickets/{tid}/comments.json?include_inline_images=true")[2]
+    assert [a["inline"] for a in every["comments"][-1]["attachments"]] == [False, True, False]
+    assert call(zd, "GET", png["content_url"])[0] == 404, "no file is served"
+    assert zd.requests_to("GET", "/attachments/token/")[0]["status"] == 404, "…and the attempt is recorded"
+
+
+def test_people_deleted_or_left_out_of_side_loads(zd: ZendeskServer) -> None:
+    a, b = desk(zd, 2)
+    ticket = zd.tickets[a]
+    dana, org = ticket["requester_id"], ticket["organization_id"]
+    priya = zd.add_user("Priya Raman", "priya@kitebase.example", role="agent")
+    zd.add_comment(a, "Looking into it.", author_id=priya)
+    zd.unsideloaded_users.add(priya)
+    comments = call(zd, "GET", f"/api/v2/tickets/{a}/comments.json?include=users")[2]
+    assert priya in [c["author_id"] for c in comments["comments"]] and priya not in [u["id"] for u in comments["users"]]
+    assert call(zd, "GET", f"/api/v2/users/show_many.json?ids={priya}")[2]["users"][0]["role"] == "agent"
+    zd.unsideloaded_organizations.add(org)
+    assert call(zd, "GET", f"/api/v2/tickets/{a}.json?include=organizations")[2]["organizations"] == []
+    assert call(zd, "GET", f"/api/v2/organizations/show_many.json?ids={org}")[2]["organizations"][0]["id"] == org
+
+    zd.delete_user(dana)
+    zd.delete_organization(org)
+    status, _, body = call(zd, "GET", f"/api/v2/users/{dana}.json")
+    assert (status, body) == (404, {"error": "RecordNotFound", "description": "Not found"})
+    assert call(zd, "GET", f"/api/v2/organizations/{org}.json")[0] == 404
+    assert call(zd, "GET", f"/api/v2/users/show_many.json?ids={dana},{priya}")[2]["users"][0]["id"] == priya
+    assert call(zd, "GET", f"/api/v2/organizations/show_many.json?ids={org}")[2]["organizations"] == []
+    shown = call(zd, "GET", f"/api/v2/tickets/{a}.json?include=users,organizations")[2]
+    assert (shown["ticket"]["requester_id"], shown["ticket"]["organization_id"]) == (dana, org), "still named"
+    assert shown["users"] == [] and shown["organizations"] == []
+    page = call(zd, "GET", "/api/v2/incremental/tickets/cursor.json?start_time=0&include=users,organizations")[2]
+    assert {t["id"] for t in page["tickets"]} == {a, b} and page["users"] == [] and page["organizations"] == []
+
+
+def test_a_null_priority_and_a_failing_path(zd: ZendeskServer) -> None:
+    org = zd.add_organization("Tidewater Analytics")
+    lee = zd.add_user("Lee Park", "lee@example.com", organization_id=org)
+    tid = zd.add_ticket("No priority set", "Hello", lee, priority=None)
+    assert call(zd, "GET", f"/api/v2/tickets/{tid}.json")[2]["ticket"]["priority"] is None
+    zd.fail_path("/api/v2/users/show_many")
+    status, headers, body = call(zd, "GET", f"/api/v2/users/show_many.json?ids={lee}")
+    assert (status, body["error"], headers["retry-after"]) == (503, "ServiceUnavailable", "1")
+    assert call(zd, "GET", f"/api/v2/users/{lee}.json")[0] == 200, "only that path"
+    zd.fail_path("/api/v2/users/show_many", None)
+    assert call(zd, "GET", f"/api/v2/users/show_many.json?ids={lee}")[0] == 200
+
+
 # --- updates ----------------------------------------------------------------------------------------------------
 
 

@@ -99,7 +99,8 @@ class _Turn:
         except EmptyQuery:
             help_query = query
         return [
-            _text(f"{customer} reports “{ticket['title']}” ({ticket['status']}, {ticket['priority']} priority). "
+            _text(f"{customer} reports “{ticket['title']}” ({ticket['status']}, "
+                  f"{ticket.get('priority') or 'no'} priority). "
                   "I'll check the help center and look for similar tickets at the same time."),
             _tool("search_help", query=help_query, limit=2),
             _tool("search_tickets", like_ticket_id=ticket["id"], status="any", limit=5),

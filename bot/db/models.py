@@ -97,7 +97,7 @@ class Ticket(SQLModel, table=True):
     customer_id: str = Field(foreign_key="customer.id", index=True)
     title: str
     status: str = Field(index=True)  # open | pending | closed
-    priority: str = "normal"
+    priority: str | None = "normal"  # None: the desk has none set (Zendesk's null priority), not "normal"
     assignee: str | None = None
     tags: list[str] | None = json_column()
     created_at: datetime
@@ -112,9 +112,11 @@ class TicketMessage(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     ticket_id: str = Field(foreign_key="ticket.id", index=True)
     author: str
-    role: str  # customer | staff | internal
+    role: str  # customer | staff | internal | unknown (a public comment whose author the desk could not name)
     body: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime
+    # a real desk's files on the message: [{"name", "content_type", "size", "url", "inline"}], never their content
+    attachments: list[dict[str, Any]] | None = json_column()
     # Set when an agent tool wrote this message: makes the side effect idempotent per tool call of a run
     # (tool-call ids are unique within a run, not across runs).
     run_id: int | None = Field(default=None, index=True)

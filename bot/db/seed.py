@@ -61,7 +61,7 @@ def _load(session: Session, data_dir: Path) -> None:
 
 def add_tickets(session: Session, rows: list[dict[str, Any]]) -> None:
     """Tickets in kb_data/'s shape (their messages inside), with kb_data's own columns only (a mirror's requester
-    column is not the embedded desk's); a missing time is now."""
+    column and its messages' attachments are not the embedded desk's); a missing time is now."""
     now = datetime.now(UTC)
     for raw in rows:
         row = {k: v for k, v in raw.items() if k != "messages"}
@@ -70,7 +70,7 @@ def add_tickets(session: Session, rows: list[dict[str, Any]]) -> None:
         session.execute(insert(table_of(Ticket)), [row])
         for message in raw.get("messages") or []:
             when = _ts(message["created_at"]) if message.get("created_at") else now
-            session.add(TicketMessage(ticket_id=row["id"], **{**message, "created_at": when}))
+            session.execute(insert(table_of(TicketMessage)), [{**message, "ticket_id": row["id"], "created_at": when}])
 
 
 def add_articles(session: Session, articles: dict[str, str]) -> None:

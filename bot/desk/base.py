@@ -35,14 +35,26 @@ class Customer:
     contact_name: str | None = None
     contact_email: str | None = None
     sso_provider: str | None = None
+    notice: str | None = None  # a sentence when the desk could not find or look up the requester or organization
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file on a message, as the desk lists it: never its content."""
+    name: str
+    content_type: str | None
+    size: int | None  # bytes
+    url: str | None  # where a person opens it (Zendesk's content_url)
+    inline: bool = False  # an image shown in the message's text
 
 
 @dataclass(frozen=True)
 class Message:
     author: str
-    role: str  # customer | staff | internal
+    role: str  # customer | staff | internal | unknown (a public message whose author the desk could not name)
     at: datetime
     body: str
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from bot import search
 from bot.db.engine import Database
 from bot.db.models import Customer as CustomerRow
 from bot.db.models import HelpSection, Ticket, TicketMessage
-from bot.desk.base import Customer, DeskError, Message, NoSuchTicket, Section, TicketView
+from bot.desk.base import Attachment, Customer, DeskError, Message, NoSuchTicket, Section, TicketView
 
 
 def when(value: datetime) -> str:
@@ -40,7 +40,14 @@ def mirrored_ticket(session: Session, ticket_id: str, *, link: str | None = None
         id=ticket.id, title=ticket.title, status=ticket.status, priority=ticket.priority, assignee=ticket.assignee,
         tags=list(ticket.tags or []), created_at=ticket.created_at, updated_at=ticket.updated_at,
         customer=customer_of(customer), link=link,
-        conversation=[Message(author=m.author, role=m.role, at=m.created_at, body=m.body) for m in messages])
+        conversation=[Message(author=m.author, role=m.role, at=m.created_at, body=m.body,
+                              attachments=attachments_of(m.attachments)) for m in messages])
+
+
+def attachments_of(stored: list[dict[str, Any]] | None) -> tuple[Attachment, ...]:
+    """A message's attachments as the mirror stores them (ticket_message.attachments)."""
+    return tuple(Attachment(name=str(a.get("name") or "?"), content_type=a.get("content_type"), size=a.get("size"),
+                            url=a.get("url"), inline=bool(a.get("inline"))) for a in stored or [])
 
 
 def no_such_ticket(ticket_id: str, example: str = "KITE-142") -> NoSuchTicket:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -22,10 +23,11 @@ from bot.desk.base import (
     WriteReceipt,
 )
 from bot.desk.ids import TicketIds
-from bot.desk.zendesk import mirror, writes
+from bot.desk.zendesk import mirror, people, writes
 from bot.desk.zendesk.client import Forbidden, ZendeskClient
 from bot.desk.zendesk.sync import fetch_comments
 
+logger = logging.getLogger(__name__)
 _clients: dict[tuple[str, str | None], ZendeskClient] = {}
 _senders: dict[int, writes.DeskSender] = {}
 _lock = threading.Lock()
@@ -84,24 +86,27 @@ class ZendeskDesk(TicketIds):
         users = {u["id"]: u for u in body.get("users") or []}
         orgs = {o["id"]: o for o in body.get("organizations") or []}
         comments = fetch_comments(self.client, ticket_id, users)
-        for key in ("requester_id", "assignee_id"):
-            if ticket.get(key) and ticket[key] not in users:
-                users[ticket[key]] = self.client.get(f"/api/v2/users/{ticket[key]}.json")["user"]
-        org_id = ticket.get("organization_id")
-        if org_id and org_id not in orgs:
-            orgs[org_id] = self.client.get(f"/api/v2/organizations/{org_id}.json")["organization"]
+        try:
+            people.complete(self.client, [ticket], [comments], users, orgs)
+            looked_up = True
+        except DeskError as exc:  # the ticket itself was read: its people are unknown, never guessed
+            logger.warning("zendesk: ticket %s: the lookup of its users and organization failed: %s", ticket_id, exc)
+            looked_up = False
         with self.db.session() as session:
             mirror.upsert_ticket(session, ticket, comments, users, orgs)
         requester = users.get(ticket.get("requester_id") or 0) or {}
-        org = orgs.get(org_id or 0) or {}
+        org = orgs.get(ticket.get("organization_id") or 0) or {}
         assignee = users.get(ticket.get("assignee_id") or 0) or {}
-        customer = Customer(id=mirror.customer_id(ticket), name=org.get("name") or requester.get("name") or "?",
+        customer = Customer(id=mirror.customer_id(ticket),
+                            name=org.get("name") or requester.get("name") or "unknown (not found in Zendesk)",
                             plan=str((org.get("organization_fields") or {}).get("plan") or "") or None,
-                            contact_name=requester.get("name"), contact_email=requester.get("email"))
+                            contact_name=requester.get("name"), contact_email=requester.get("email"),
+                            notice=_people_notice(ticket, users, orgs, looked_up))
         conversation = []
         for comment in comments:
-            row = mirror._message(ticket_id, comment, users)
-            conversation.append(Message(author=row["author"], role=row["role"], at=row["created_at"], body=row["body"]))
+            row = mirror.message(ticket_id, comment, users, ticket.get("requester_id"))
+            conversation.append(Message(author=row["author"], role=row["role"], at=row["created_at"], body=row["body"],
+                                        attachments=shared.attachments_of(row["attachments"])))
         return TicketView(id=ticket_id, title=ticket.get("subject") or "(no subject)", status=ticket.get("status") or "",
                           priority=ticket.get("priority"), assignee=assignee.get("name"),
                           tags=list(ticket.get("tags") or []), created_at=mirror.zendesk_time(ticket.get("created_at")),
@@ -175,3 +180,19 @@ class ZendeskDesk(TicketIds):
 
 def _section_link(row: HelpSection) -> str | None:
     return row.url
+
+
+def _people_notice(ticket: dict[str, Any], users: dict[int, Any], orgs: dict[int, Any], looked_up: bool) -> str | None:
+    """What the reader of a ticket must know about a requester or organization Zendesk could not give."""
+    requester, org = ticket.get("requester_id"), ticket.get("organization_id")
+    if not looked_up and ((requester and requester not in users) or (org and org not in orgs)):
+        return ("Zendesk did not answer the lookup of this ticket's requester and organization: who they are is "
+                "unknown for now (read the ticket again later). A reply still goes on the ticket.")
+    said = []
+    if requester and requester not in users:
+        said.append(f"Zendesk could not find user {requester}, the ticket's requester (the user may have been "
+                    "deleted): their name and email are unknown. A reply still goes on the ticket.")
+    if org and org not in orgs:
+        said.append(f"Zendesk could not find organization {org}, the ticket's organization (it may have been "
+                    "deleted): its name and plan are unknown.")
+    return " ".join(said) or None

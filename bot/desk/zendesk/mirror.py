@@ -1,5 +1,6 @@
 """Zendesk's records as rows of our tables: organizations (or requesters without one) as customers, tickets with
-their comments as the conversation, Help Center articles split into sections at their <h2> headings."""
+their comments as the conversation (attachments as names, types, sizes and links), Help Center articles split into
+sections at their <h2> headings (the text before the first one, or a whole article without one, is section 0)."""
 
 from __future__ import annotations
 
@@ -75,11 +76,12 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
         if old is not None and any(getattr(old, name) != value for name, value in row.items()):
             conn.execute(update(_CUSTOMERS).where(_CUSTOMERS.c.id == key).values(**row))
     known = {row[0] for row in conn.execute(sa_select(_TICKETS.c.id).where(_TICKETS.c.id.in_(ids)))}
-    stored: dict[str, list[tuple[str, str, str]]] = {}
-    for line in conn.execute(sa_select(_MESSAGES.c.ticket_id, _MESSAGES.c.author, _MESSAGES.c.role, _MESSAGES.c.body)
+    stored: dict[str, list[tuple[Any, ...]]] = {}
+    for line in conn.execute(sa_select(_MESSAGES.c.ticket_id, _MESSAGES.c.author, _MESSAGES.c.role, _MESSAGES.c.body,
+                                       _MESSAGES.c.attachments)
                              .where(_MESSAGES.c.ticket_id.in_(sorted(known)))
                              .order_by(_MESSAGES.c.ticket_id, _MESSAGES.c.created_at, _MESSAGES.c.id)):
-        stored.setdefault(line.ticket_id, []).append((line.author, line.role, line.body))
+        stored.setdefault(line.ticket_id, []).append((line.author, line.role, line.body, line.attachments))
     fresh: list[dict[str, Any]] = []
     changed: list[str] = []
     messages: list[dict[str, Any]] = []
@@ -89,8 +91,8 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
             conn.execute(update(_TICKETS).where(_TICKETS.c.id == values["id"]).values(**values))
         else:
             fresh.append(values)
-        rows = [_message(values["id"], c, users) for c in comments]
-        if [(m["author"], m["role"], m["body"]) for m in rows] != stored.get(values["id"], []):
+        rows = [message(values["id"], c, users, ticket.get("requester_id")) for c in comments]
+        if [(m["author"], m["role"], m["body"], m["attachments"]) for m in rows] != stored.get(values["id"], []):
             changed.append(values["id"])
             messages.extend(rows)
     if fresh:
@@ -108,22 +110,41 @@ def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> 
     who = f"{requester.get('name')} <{requester.get('email')}>" if requester.get("email") else requester.get("name")
     return {"id": str(ticket["id"]), "customer_id": customer_id(ticket), "requester": who,
             "title": ticket.get("subject") or ticket.get("raw_subject") or "(no subject)",
-            "status": STATUS.get(ticket.get("status") or "open", "open"), "priority": ticket.get("priority") or "normal",
+            "status": STATUS.get(ticket.get("status") or "open", "open"), "priority": ticket.get("priority"),
             "assignee": assignee.get("name"), "tags": list(ticket.get("tags") or []),
             "created_at": zendesk_time(ticket.get("created_at")), "updated_at": zendesk_time(ticket.get("updated_at"))}
 
 
-def _message(ticket_id: str, comment: dict[str, Any], users: dict[int, dict[str, Any]]) -> dict[str, Any]:
-    author = users.get(comment.get("author_id") or 0) or {}
+def message(ticket_id: str, comment: dict[str, Any], users: dict[int, dict[str, Any]],
+            requester_id: int | None = None) -> dict[str, Any]:
+    """A comment as a ticket_message row. Its author's role comes from their Zendesk user: a public comment by a
+    user `users` lacks (deleted, or the lookup failed) is by an unknown author, never taken for the customer."""
+    author_id = comment.get("author_id")
+    author = users.get(author_id or 0)
     if not comment.get("public", True):
         role = "internal"
+    elif author is None:
+        role = "unknown"
     elif author.get("role") in ("agent", "admin"):
         role = "staff"
     else:
         role = "customer"
+    if author is not None:
+        name = author.get("name") or f"user {author_id}"
+    else:
+        name = f"unknown user {author_id}" + (" (the requester)" if author_id and author_id == requester_id else "")
     body = comment.get("plain_body") or comment.get("body") or _text(comment.get("html_body") or "")
-    return {"ticket_id": ticket_id, "author": author.get("name") or f"user {comment.get('author_id')}", "role": role,
-            "body": body, "created_at": zendesk_time(comment.get("created_at"))}
+    return {"ticket_id": ticket_id, "author": name, "role": role, "body": body,
+            "created_at": zendesk_time(comment.get("created_at")), "attachments": attachments(comment)}
+
+
+def attachments(comment: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """A comment's files as Zendesk lists them (name, type, size, link, inline), deleted ones left out; the files
+    themselves are never fetched."""
+    files = [{"name": str(a.get("file_name") or "?"), "content_type": a.get("content_type"), "size": a.get("size"),
+              "url": a.get("content_url"), "inline": bool(a.get("inline"))}
+             for a in comment.get("attachments") or [] if isinstance(a, dict) and not a.get("deleted")]
+    return files or None
 
 
 def remove_ticket(session: Session, ticket_id: str) -> bool:
@@ -142,15 +163,20 @@ def remove_ticket(session: Session, ticket_id: str) -> bool:
 # --- Help Center ---------------------------------------------------------------------------------------
 
 def article_sections(article: dict[str, Any], slug: str) -> list[HelpSection]:
-    """An article's sections: one per <h2>, numbered from 1, each linked to the heading's anchor."""
+    """An article's sections: one per <h2>, numbered from 1, each linked to the heading's anchor; and section 0,
+    headed by the article's title and linked to the article, for the text before the first <h2> (all of it when
+    there is none, as in Zendesk's own "Welcome to your Help Center!"). Numbering from the first <h2> is what
+    it always was, so a section already cited keeps its id."""
     parser = _Sections()
     parser.feed(article.get("body") or "")
     parser.close()
     url = article.get("html_url") or ""
     title = article.get("title") or article.get("name") or slug
-    return [HelpSection(id=f"{slug}#{n}", article=slug, article_title=title, number=n, heading=heading,
-                        body=body, url=f"{url}#{anchor}" if url else None)
-            for n, (heading, anchor, body) in enumerate(parser.sections, start=1)]
+    sections = [HelpSection(id=f"{slug}#0", article=slug, article_title=title, number=0, heading=title,
+                            body=parser.intro, url=url or None)] if parser.intro else []
+    return sections + [HelpSection(id=f"{slug}#{n}", article=slug, article_title=title, number=n, heading=heading,
+                                   body=body, url=f"{url}#{anchor}" if url else None)
+                       for n, (heading, anchor, body) in enumerate(parser.sections, start=1)]
 
 
 def article_slug(article: dict[str, Any], taken: set[str]) -> str:
@@ -188,6 +214,7 @@ class _Sections(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.sections: list[tuple[str, str, str]] = []
+        self.intro = ""  # the text before the first <h2>
         self._heading: list[str] | None = None
         self._anchor = ""
         self._current: tuple[str, str] | None = None
@@ -214,10 +241,12 @@ class _Sections(HTMLParser):
         self._flush()
 
     def _flush(self) -> None:
+        lines = [" ".join(line.split()) for line in "".join(self._body).split("\n")]
+        body = "\n".join(line for line in lines if line).strip()
         if self._current is not None:
-            lines = [" ".join(line.split()) for line in "".join(self._body).split("\n")]
-            body = "\n".join(line for line in lines if line).strip()
             self.sections.append((*self._current, body))
+        elif not self.sections and not self.intro:
+            self.intro = body
         self._current, self._body = None, []
 
 

@@ -1,5 +1,6 @@
 """Keep the mirror in step with Zendesk: the Incremental Ticket Export (cursor-based) for tickets, their
-comments per ticket, requesters and organizations sideloaded, and the Help Center's published articles.
+comments per ticket, requesters and organizations sideloaded (and whoever the side-loads left out looked up, see
+people.py), and the Help Center's published articles.
 
 The export's cursor is stored in the same transaction as the page it led to, so a sync killed at any point
 resumes at the first page it had not finished, and fetches no finished page again. The export leaves out the
@@ -23,7 +24,7 @@ from bot import search
 from bot.db.engine import Database
 from bot.db.models import DeskSync, HelpSection, utcnow
 from bot.desk.base import NoSuchTicket
-from bot.desk.zendesk import mirror
+from bot.desk.zendesk import mirror, people
 from bot.desk.zendesk.client import Forbidden, RateLimited, ZendeskClient
 
 logger = logging.getLogger(__name__)
@@ -75,6 +76,7 @@ def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: boo
         orgs = {o["id"]: o for o in body.get("organizations") or []}
         live = [t for t in tickets if t.get("status") != "deleted"]
         comments = _comments(client, [t["id"] for t in live], users, stop, sleep)
+        _with_retries(functools.partial(people.complete, client, live, comments.values(), users, orgs), stop, sleep)
         cursor = body.get("after_cursor") or params.get("cursor")
         with db.session() as session:
             for ticket in tickets:
@@ -107,11 +109,8 @@ def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[st
         ticket = body["ticket"]
         users = {u["id"]: u for u in body.get("users") or []}
         orgs = {o["id"]: o for o in body.get("organizations") or []}
-        users.update(_missing_users(client, [ticket.get("requester_id"), ticket.get("assignee_id")], users))
-        if ticket.get("organization_id") and ticket["organization_id"] not in orgs:
-            orgs[ticket["organization_id"]] = client.get(
-                f"/api/v2/organizations/{ticket['organization_id']}.json")["organization"]
         comments = fetch_comments(client, ticket["id"], users)
+        people.complete(client, [ticket], [comments], users, orgs)  # a deleted requester or org: left out
         with db.session() as session:
             mirror.upsert_ticket(session, ticket, comments, users, orgs)
         done.append(str(ticket_id))
@@ -119,9 +118,10 @@ def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[st
 
 
 def fetch_comments(client: ZendeskClient, ticket_id: int | str, users: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    """A ticket's comments, oldest first; their authors are added to `users`."""
+    """A ticket's comments, oldest first, with every attachment (inline images too); their authors are added to
+    `users` (those the side-load leaves out are for people.complete)."""
     comments: list[dict[str, Any]] = []
-    params = {"include": "users", "page[size]": 100}
+    params = {"include": "users", "page[size]": 100, "include_inline_images": "true"}
     path = f"/api/v2/tickets/{ticket_id}/comments.json"
     while True:
         body = client.get(path, params)
@@ -170,14 +170,6 @@ def _comments(client: ZendeskClient, ids: list[int], users: dict[int, dict[str, 
     if missing and (stop is None or not stop.is_set()):
         raise RuntimeError(f"comments of {len(missing)} ticket(s) could not be read")
     return found
-
-
-def _missing_users(client: ZendeskClient, ids: list[Any], users: dict[int, dict[str, Any]]) -> dict[int, Any]:
-    wanted = [str(i) for i in ids if i and i not in users]
-    if not wanted:
-        return {}
-    body = client.get("/api/v2/users/show_many.json", {"ids": ",".join(wanted)})
-    return {u["id"]: u for u in body.get("users") or []}
 
 
 def _newest(tickets: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -142,15 +142,24 @@ def remove_ticket(session: Session, ticket_id: str) -> bool:
 # --- Help Center ---------------------------------------------------------------------------------------
 
 def article_sections(article: dict[str, Any], slug: str) -> list[HelpSection]:
-    """An article's sections: one per <h2>, numbered from 1, each linked to the heading's anchor."""
+    """An article's sections: one per <h2>, numbered from 1, each linked to the heading's anchor; internal when
+    the article is restricted to a user segment."""
     parser = _Sections()
     parser.feed(article.get("body") or "")
     parser.close()
     url = article.get("html_url") or ""
     title = article.get("title") or article.get("name") or slug
+    internal = restricted(article)
     return [HelpSection(id=f"{slug}#{n}", article=slug, article_title=title, number=n, heading=heading,
-                        body=body, url=f"{url}#{anchor}" if url else None)
+                        body=body, url=f"{url}#{anchor}" if url else None, internal=internal)
             for n, (heading, anchor, body) in enumerate(parser.sections, start=1)]
+
+
+def restricted(article: dict[str, Any]) -> bool:
+    """Whether only a user segment may view the article: `user_segment_id` set, or on Enterprise a non-empty
+    `user_segment_ids` (any of them may view). Who is in a segment (signed-in users, agents only, some
+    organizations or tags) is not looked up: the requester may not be, so none of it is cited to a customer."""
+    return article.get("user_segment_id") is not None or bool(article.get("user_segment_ids"))
 
 
 def article_slug(article: dict[str, Any], taken: set[str]) -> str:
@@ -173,10 +182,11 @@ def replace_help(session: Session, sections: list[HelpSection]) -> int:
         if old is None:
             session.add(section)
             changed += 1
-        elif (old.article, old.article_title, old.number, old.heading, old.body, old.url) != \
-                (section.article, section.article_title, section.number, section.heading, section.body, section.url):
+        elif (old.article, old.article_title, old.number, old.heading, old.body, old.url, old.internal) != \
+                (section.article, section.article_title, section.number, section.heading, section.body, section.url,
+                 section.internal):
             old.article, old.article_title, old.number = section.article, section.article_title, section.number
-            old.heading, old.body, old.url = section.heading, section.body, section.url
+            old.heading, old.body, old.url, old.internal = section.heading, section.body, section.url, section.internal
             session.add(old)
             changed += 1
     return changed

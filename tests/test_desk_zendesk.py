@@ -409,6 +409,33 @@ def test_a_mention_in_slack_shows_requester_and_organization_and_approve_posts_o
         stop()
 
 
+def test_a_draft_quoting_a_private_comment_is_flagged_on_the_slack_card(zdb, zd):
+    """Zendesk's private comment on 4821 (read live by get_ticket) copied into the draft: the card flags it with
+    the words, and approving it is still the lead's call."""
+    from standins.slack_harness import start_harness
+    from tests.scripted import ScriptedModel, respond, text, use
+
+    db, settings = synced(zdb)
+    note = next(c for c in zd.comments_of(4821) if not c["public"])
+    assert note["body"].startswith("SSO log since 07:12 UTC"), "kb_data's internal note, a private comment here"
+    draft = ("Hi Dana, our log shows your stored IdP entity ID is still the old tenant's, so they're rejected and "
+             "you are bounced back. [account-recovery#2]")
+    model = ScriptedModel([respond(text("Reading."), use("get_ticket", ticket_id="#4821")),
+                           respond(text("Drafting."), use("reply_to_customer", ticket_id="4821", message=draft)),
+                           respond(text("Done."))])
+    harness, stop = start_harness(settings, db, model_factory=lambda: model)
+    try:
+        before = len(zd.comments_of(4821))
+        harness.send.mention("handle #4821")
+        harness.drain()
+        shown = json.dumps(harness.approval_card()["call"]["blocks"], ensure_ascii=False)
+        assert "Quotes internal text" in shown and "an internal note by Priya Raman on 4821" in shown
+        assert "“stored IdP entity ID is still the old tenant's, so they're rejected and”" in shown
+        assert len(zd.comments_of(4821)) == before, "nothing reaches Zendesk before the click"
+    finally:
+        stop()
+
+
 def test_a_ticket_the_mirror_has_not_seen_yet_is_read_from_zendesk_when_a_run_starts(zdb, zd):
     from bot.runs import BadInput
     from bot.runs.lifecycle.service import RunService

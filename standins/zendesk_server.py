@@ -59,9 +59,18 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
   ``GET /api/v2/tickets/{id}/audits/{audit_id}`` shows it.
 * Webhooks: :func:`sign_webhook` and :meth:`ZendeskServer.send_webhook` (a trigger-connected webhook's POST,
   with the ``x-zendesk-*`` headers, ids rendered as strings).
+* Who may see an article (the Help Center's user segments API): an article's ``user_segment_id`` names the segment
+  that may view it (``null``: everyone), or on Enterprise ``user_segment_ids`` (any of them). A segment is for
+  ``signed_in_users`` or ``staff`` (agents and admins), narrowed by ``tags`` (all), ``or_tags`` (any),
+  ``organization_ids`` and ``group_ids``, widened by ``added_user_ids``; the two built-in segments
+  (``signed_in_segment_id``, ``staff_segment_id``) exist from the start. Anonymous requests see only articles for
+  everyone, an admin sees every article, an agent or end-user those of the segments they are in (a restricted
+  article they may not see is answered as not found). ``GET /api/v2/help_center/user_segments[/{id}].json``.
 
 Not modelled: the audit list and ticket events endpoints, deleted_tickets, groups, custom fields, attachment
-uploads and files, search export, Help Center search, the search index delay, admin-only access to the export.
+uploads and files, search export, Help Center search, the search index delay, admin-only access to the export,
+group membership (a segment with ``group_ids`` admits only its ``added_user_ids``), user segments' write
+endpoints.
 
 Standard library only.
 """
@@ -426,7 +435,7 @@ class ZendeskServer(LocalHTTPServer):
 
     def __init__(self, email: str = "bot@kitebase.example", token: str = "zd-test-token",
                  oauth_token: str | None = None, subdomain: str = "kitebase", export_delay: float = 60.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, bot_role: str = "agent") -> None:
         self.email = email
         self.token = token
         self.oauth_token = oauth_token
@@ -455,6 +464,8 @@ class ZendeskServer(LocalHTTPServer):
         self._comments: dict[int, list[Json]] = {}
         self._highest_ticket = 0
         self._articles: dict[int, Json] = {}
+        self._segments: dict[int, Json] = {}
+        self._segment_ids = itertools.count(5_000_001)
         self._user_ids = itertools.count(1_000_001)
         self._org_ids = itertools.count(2_000_001)
         self._comment_ids = itertools.count(3_000_001)
@@ -478,7 +489,9 @@ class ZendeskServer(LocalHTTPServer):
         self._held: deque[HeldWrite] = deque()
         self.on_request: Callable[[str, str], None] | None = None
         self._audits: dict[int, dict[int, Json]] = {}
-        self.agent_id = self.add_user("Kitebase Agent", email, role="agent")
+        self.agent_id = self.add_user("Kitebase Agent", email, role=bot_role)  # the user the token acts as
+        self.signed_in_segment_id = self.add_user_segment("Signed-in users", "signed_in_users", built_in=True)
+        self.staff_segment_id = self.add_user_segment("Agents and admins", "staff", built_in=True)
         self._routes = self._build_routes()
 
     # ------------------------------------------------------------------
@@ -571,9 +584,28 @@ class ZendeskServer(LocalHTTPServer):
             rec["_deleted"] = True
             self._touch(rec)
 
+    def add_user_segment(self, name: str, user_type: str = "signed_in_users", *, tags: Iterable[str] = (),
+                         or_tags: Iterable[str] = (), organization_ids: Iterable[int] = (),
+                         group_ids: Iterable[int] = (), added_user_ids: Iterable[int] = (),
+                         built_in: bool = False) -> int:
+        """A user segment (who may view the articles that name it); its id."""
+        if user_type not in ("signed_in_users", "staff"):
+            raise ValueError(f"user_type must be signed_in_users or staff, not {user_type!r}")
+        with self._lock:
+            segment_id = next(self._segment_ids)
+            now = iso(self.clock())
+            self._segments[segment_id] = {
+                "id": segment_id, "name": name, "user_type": user_type, "built_in": built_in,
+                "tags": _tags(tags), "or_tags": _tags(or_tags), "organization_ids": list(organization_ids),
+                "group_ids": list(group_ids), "added_user_ids": list(added_user_ids),
+                "created_at": now, "updated_at": now}
+            return segment_id
+
     def add_article(self, title: str, body_html: str, *, draft: bool = False, section_id: int = 1,
                     locale: str = "en-us", article_id: int | None = None, slug: str | None = None,
-                    author_id: int | None = None) -> int:
+                    author_id: int | None = None, user_segment_id: int | None = None,
+                    user_segment_ids: Iterable[int] | None = None) -> int:
+        """An article; `user_segment_id` (or on Enterprise `user_segment_ids`) restricts who may view it."""
         with self._lock:
             aid = article_id if article_id is not None else next(self._article_ids)
             if aid in self._articles:
@@ -584,10 +616,30 @@ class ZendeskServer(LocalHTTPServer):
                 "source_locale": locale, "section_id": section_id, "author_id": author_id or self.agent_id,
                 "draft": draft, "promoted": False, "position": 0, "vote_sum": 0, "vote_count": 0,
                 "comments_disabled": False, "outdated": False, "outdated_locales": [], "permission_group_id": 1,
-                "user_segment_id": None, "label_names": [], "content_tag_ids": [],
+                **self._segment_fields(user_segment_id, user_segment_ids), "label_names": [], "content_tag_ids": [],
                 "created_at": iso(now), "updated_at": iso(now), "edited_at": iso(now),
                 "_slug": slug or heading_anchor(title) or f"article-{aid}", "_updated": int(now)}
             return aid
+
+    def restrict_article(self, article_id: int, user_segment_id: int | None = None,
+                         user_segment_ids: Iterable[int] | None = None) -> None:
+        """Change who may view an article (None and None: everyone); bumps updated_at like an edit."""
+        with self._lock:
+            art = self._articles[article_id]
+            art.update(self._segment_fields(user_segment_id, user_segment_ids))
+            stamp = max(int(self.clock()), art["_updated"] + 1)
+            art["_updated"] = stamp
+            art["updated_at"] = iso(stamp)
+
+    def _segment_fields(self, user_segment_id: int | None, user_segment_ids: Iterable[int] | None) -> Json:
+        """As a live account answers: one segment shows in both fields (`user_segment_ids: [id]`); several, given
+        as `user_segment_ids` on Enterprise, leave `user_segment_id` null."""
+        ids = list(user_segment_ids) if user_segment_ids is not None else \
+            [user_segment_id] if user_segment_id is not None else []
+        unknown = [i for i in [user_segment_id, *ids] if i is not None and i not in self._segments]
+        if unknown:
+            raise ValueError(f"no user segment {unknown[0]}")
+        return {"user_segment_id": user_segment_id, "user_segment_ids": ids}
 
     def update_article(self, article_id: int, *, title: str | None = None, body_html: str | None = None,
                        draft: bool | None = None) -> None:
@@ -875,6 +927,8 @@ class ZendeskServer(LocalHTTPServer):
             ("GET", f"/api/v2/help_center/articles/{n}{j}", self._get_article, True, "help_center"),
             ("GET", f"/api/v2/help_center/{loc}/articles/{n}{j}", self._get_article_localized, True,
              "help_center"),
+            ("GET", f"/api/v2/help_center/user_segments{j}", self._list_segments, False, "help_center"),
+            ("GET", f"/api/v2/help_center/user_segments/{n}{j}", self._get_segment, False, "help_center"),
         ]
         return [_Route(m, re.compile(p), h, anon, budget) for m, p, h, anon, budget in table]
 
@@ -1570,7 +1624,8 @@ class ZendeskServer(LocalHTTPServer):
     def _list_articles(self, request: _Request, locale: str | None = None) -> _Answer:
         q = request.query
         items = [self._render_article(a) for a in self._articles.values()
-                 if (locale is None or a["locale"] == locale) and (request.user is not None or not a["draft"])]
+                 if (locale is None or a["locale"] == locale) and (request.user is not None or not a["draft"])
+                 and self._may_view(request.user, a)]
         sort_by = q.get("sort_by", "position")
         if sort_by not in ("position", "title", "created_at", "updated_at", "edited_at"):
             sort_by = "position"
@@ -1582,7 +1637,7 @@ class ZendeskServer(LocalHTTPServer):
 
     def _get_article(self, request: _Request, article_id: str) -> _Answer:
         art = self._articles.get(int(article_id))
-        if art is None or (request.user is None and art["draft"]):
+        if art is None or (request.user is None and art["draft"]) or not self._may_view(request.user, art):
             raise ZendeskError(404, "RecordNotFound", "Not found")
         return _json_answer(200, {"article": self._render_article(art)})
 
@@ -1596,7 +1651,8 @@ class ZendeskServer(LocalHTTPServer):
         except (KeyError, ValueError):
             raise ZendeskError(400, "InvalidValue", "start_time must be a unix timestamp") from None
         per_page = _int_param(q, "per_page", 100, 1, 100)
-        found = sorted((a for a in self._articles.values() if a["_updated"] >= start),
+        found = sorted((a for a in self._articles.values() if a["_updated"] >= start
+                        and self._may_view(request.user, a)),
                        key=lambda a: (a["_updated"], a["id"]))
         page = found[:per_page]
         end_time = page[-1]["_updated"] if page else start
@@ -1604,6 +1660,38 @@ class ZendeskServer(LocalHTTPServer):
         return _json_answer(200, {
             "articles": [self._render_article(a) for a in page], "count": len(page), "end_time": end_time,
             "next_page": self._link(request.path, q, start_time=end_time) if more else None})
+
+
+    def _may_view(self, user: Json | None, art: Json) -> bool:
+        """Whether `user` (None: anonymous) may view `art`: everyone when it names no segment, an admin always,
+        anyone else when they are in one of its segments."""
+        ids = {i for i in [art.get("user_segment_id"), *(art.get("user_segment_ids") or [])] if i is not None}
+        if not ids:
+            return True
+        if user is None:
+            return False
+        return user["role"] == "admin" or any(self._in_segment(user, self._segments[i]) for i in ids)
+
+    @staticmethod
+    def _in_segment(user: Json, segment: Json) -> bool:
+        if user["id"] in segment["added_user_ids"]:
+            return True
+        if segment["user_type"] == "staff" and user["role"] not in AGENT_ROLES:
+            return False
+        tags = set(user.get("tags") or [])
+        return (set(segment["tags"]) <= tags and (not segment["or_tags"] or bool(tags & set(segment["or_tags"])))
+                and (not segment["organization_ids"] or user.get("organization_id") in segment["organization_ids"])
+                and not segment["group_ids"])  # groups are not modelled: nobody is in one
+
+    def _list_segments(self, request: _Request) -> _Answer:
+        items = [copy.deepcopy(s) for s in self._segments.values()]
+        return _json_answer(200, self._paginate(request, items, "user_segments", lambda s: [s["id"]]))
+
+    def _get_segment(self, request: _Request, segment_id: str) -> _Answer:
+        segment = self._segments.get(int(segment_id))
+        if segment is None:
+            raise ZendeskError(404, "RecordNotFound", "Not found")
+        return _json_answer(200, {"user_segment": copy.deepcopy(segment)})
 
 
 def _tags(tags: Iterable[Any]) -> list[str]:

@@ -19,7 +19,7 @@ from sqlmodel import col, select
 from bot.config import Settings
 from bot.db.engine import Database, create_schema
 from bot.db.models import DeskSync, DeskWrite, Escalation, HelpSection, Run, Ticket, TicketMessage
-from bot.desk import open_desk
+from bot.desk import DeskRefused, open_desk
 from bot.desk.zendesk import sync
 from bot.desk.zendesk import writes as desk_writes
 from bot.desk.zendesk.desk import client_for
@@ -94,6 +94,57 @@ def test_a_backfill_mirrors_tickets_customers_and_published_sections_and_search_
     assert found.data[0]["id"] == "account-recovery#2"
     assert execute(REGISTRY, ctx, "search_help", {"query": "roadmap draft"}).data == []
     assert article in zd.articles
+
+
+RUNBOOK = ("<h2>Okta tenant merges</h2><p>Tier two resets the stored IdP entity ID from the staff console after a "
+           "tenant merge; never send the customer the console link or the reset code.</p>")
+
+
+def test_articles_restricted_to_a_user_segment_are_internal_context_and_never_cited(zdb, zd):
+    """An article with a user segment (agents only, signed-in users, or on Enterprise any of user_segment_ids) is
+    mirrored as internal: the model reads it labelled so, a draft citing it is refused with a sentence, and no
+    customer gets its link."""
+    from tests.helpers import approvals_of, run_row, service_with
+    from tests.scripted import ScriptedModel, respond, text, use
+
+    runbook = zd.add_article("Escalation runbook", RUNBOOK, user_segment_id=zd.staff_segment_id)
+    zd.add_article("Beta features", "<h2>Early access</h2><p>beta early access toggles</p>",
+                   user_segment_id=zd.signed_in_segment_id)
+    partners = zd.add_user_segment("Partners", tags=["partner"])
+    zd.add_article("Partner pricing", "<h2>Discount ladder</h2><p>partner discount ladder</p>",
+                   user_segment_ids=[partners, zd.staff_segment_id])  # Enterprise: user_segment_id stays null
+    db, settings = synced(zdb)
+    with db.session() as session:
+        internal = {row.article_title for row in session.exec(select(HelpSection)).all() if row.internal}
+    assert internal == {"Escalation runbook", "Beta features", "Partner pricing"}
+    ctx = ToolContext(db=db, settings=settings)
+    found = execute(REGISTRY, ctx, "search_help", {"query": "okta tenant merge staff console entity id", "limit": 5})
+    hit = next(h for h in found.data if h["article"] == "Escalation runbook")
+    assert hit["id"] == "escalation-runbook#1" and hit["internal"] is True
+    assert "[escalation-runbook#1] Okta tenant merges — Escalation runbook\nINTERNAL" in found.text
+    public = next(h for h in found.data if not h["internal"])
+    assert f"[{public['id']}] {public['heading']} — {public['article']}\n" in found.text, "public hits unlabelled"
+
+    draft = "Hi Dana, tier two can reset it for you, see [escalation-runbook#1]."
+    script = [respond(text("Looking."), use("search_help", query="okta tenant merge staff console")),
+              respond(text("Drafting."), use("reply_to_customer", ticket_id="4821", message=draft)),
+              lambda messages: respond(text("Refused: " + messages[-1]["content"][0]["content"]))]
+    service = service_with(db, settings, ScriptedModel(script))
+    run_id = service.start("handle #4821")
+    assert service.resume(run_id).status == "completed"
+    answer = run_row(db, run_id).answer or ""
+    assert "escalation-runbook#1, which is internal" in answer and "Remove the citation" in answer, answer
+    assert approvals_of(db, run_id) == [], "no person is asked to approve a reply that cites an internal section"
+    desk = open_desk(settings, db)
+    assert zd.articles[runbook]["html_url"] not in desk.customer_text(draft), "never linked for a customer"
+    with pytest.raises(DeskRefused, match="internal"):
+        desk.reply("4821", draft, run_id=None, tool_use_id=None)
+    assert count(db, DeskWrite) == 0, "nothing queued for Zendesk"
+
+    zd.restrict_article(runbook)  # made public in Zendesk: the next sync makes it citable
+    synced(zdb)
+    desk.check_reply("4821", draft)
+    assert zd.articles[runbook]["html_url"] in desk.customer_text(draft)
 
 
 def test_a_sync_killed_mid_page_resumes_without_fetching_a_finished_page_again(zdb, zd, monkeypatch):
@@ -354,6 +405,33 @@ def test_a_mention_in_slack_shows_requester_and_organization_and_approve_posts_o
         assert closed[1][0] == 200
         said = [c.get("text") or "" for c in harness.slack.calls_to("chat.postMessage")]
         assert any("solved or closed in Zendesk" in text for text in said), said[-3:]
+    finally:
+        stop()
+
+
+def test_a_draft_quoting_a_private_comment_is_flagged_on_the_slack_card(zdb, zd):
+    """Zendesk's private comment on 4821 (read live by get_ticket) copied into the draft: the card flags it with
+    the words, and approving it is still the lead's call."""
+    from standins.slack_harness import start_harness
+    from tests.scripted import ScriptedModel, respond, text, use
+
+    db, settings = synced(zdb)
+    note = next(c for c in zd.comments_of(4821) if not c["public"])
+    assert note["body"].startswith("SSO log since 07:12 UTC"), "kb_data's internal note, a private comment here"
+    draft = ("Hi Dana, our log shows your stored IdP entity ID is still the old tenant's, so they're rejected and "
+             "you are bounced back. [account-recovery#2]")
+    model = ScriptedModel([respond(text("Reading."), use("get_ticket", ticket_id="#4821")),
+                           respond(text("Drafting."), use("reply_to_customer", ticket_id="4821", message=draft)),
+                           respond(text("Done."))])
+    harness, stop = start_harness(settings, db, model_factory=lambda: model)
+    try:
+        before = len(zd.comments_of(4821))
+        harness.send.mention("handle #4821")
+        harness.drain()
+        shown = json.dumps(harness.approval_card()["call"]["blocks"], ensure_ascii=False)
+        assert "Quotes internal text" in shown and "an internal note by Priya Raman on 4821" in shown
+        assert "“stored IdP entity ID is still the old tenant's, so they're rejected and”" in shown
+        assert len(zd.comments_of(4821)) == before, "nothing reaches Zendesk before the click"
     finally:
         stop()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -293,6 +294,32 @@ def test_the_whole_draft_is_on_the_card_and_in_the_edit_modal(settings, db):
         assert sum(len(b["text"]["text"]) for b in final["blocks"] if b["type"] == "section") >= 45_000
         failed = [c for c in h.slack.calls if not c["response"].get("ok")]
         assert failed == [], "Slack accepted every message"
+    finally:
+        stop()
+
+
+def test_a_draft_quoting_an_internal_note_is_flagged_on_the_card_with_the_span(settings, db):
+    """KITE-142's internal note (Priya Raman's SSO log reading) read by the run and copied into the draft: the card
+    says so above the buttons and shows the words; nothing reaches the customer before a person decides."""
+    draft = ("Hi Dana,\n\nWe checked: assertions now signed by a new cert with Issuer "
+             "http://www.okta.com/exk9q2newtenant, so Kitebase rejects them. [account-recovery#2]\n\nKitebase Support")
+    script = [respond(text("Reading."), use("get_ticket", ticket_id="KITE-142")),
+              respond(text("Searching."), use("search_help", query="locked out sso")),
+              respond(text("Drafting."), use("reply_to_customer", ticket_id="KITE-142", message=draft)),
+              respond(text("Sent."))]
+    model = ScriptedModel(script)
+    h, stop = start_harness(settings, db, model_factory=lambda: model)
+    try:
+        h.send.mention(GOAL)
+        h.drain()
+        card = h.approval_card()
+        blocks = card["call"]["blocks"]
+        flag = next(i for i, b in enumerate(blocks) if "Quotes internal text" in json.dumps(b))
+        shown = json.dumps(blocks[flag], ensure_ascii=False)
+        assert "an internal note by Priya Raman on KITE-142" in shown
+        assert "“assertions now signed by a new cert with Issuer http://www.okta.com/exk9q2newtenant”" in shown
+        assert flag < [b["type"] for b in blocks].index("actions"), "seen before the buttons"
+        assert staff_replies(db, "KITE-142") == [] and not h.slack.warnings
     finally:
         stop()
 

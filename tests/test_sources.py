@@ -43,7 +43,8 @@ def test_what_the_run_retrieved_before_the_draft():
     seen = citations.retrieved(conversation("x"), "t3")
     assert seen["sections"] == {"account-recovery#2": "Locked out of your account — Account recovery"}
     assert [t["id"] for t in seen["tickets"]] == ["KITE-144"]
-    assert citations.retrieved(conversation("x")[:2], "t3") == {"sections": {}, "tickets": []}, "no results yet"
+    assert citations.retrieved(conversation("x")[:2], "t3") == {"sections": {}, "tickets": [], "opened": []}, \
+        "no results yet"
 
 
 def test_a_good_draft_has_no_problems(db):

@@ -479,6 +479,41 @@ def test_help_center_lists_incremental_and_drafts(zd: ZendeskServer, clock: Cloc
     assert body["end_time"] == T0 + 100 and body["next_page"] is None
 
 
+def test_user_segments_decide_who_sees_an_article() -> None:
+    """The Help Center's user segments API: `user_segment_id` null is everyone; a segment (or on Enterprise any of
+    `user_segment_ids`) restricts viewing; an admin sees every article, an agent those of the segments it is in."""
+    with ZendeskServer(bot_role="admin") as zd:
+        org = zd.add_organization("Northwind Studio")
+        dana = zd.add_user("Dana Whitfield", "dana@example.com", organization_id=org)
+        zd.add_user("Ada Agent", "ada@kitebase.example", role="agent")
+        northwind = zd.add_user_segment("Northwind only", organization_ids=[org])
+        public = zd.add_article("Public", "<p>p</p>")
+        staff = zd.add_article("Runbook", "<p>r</p>", user_segment_id=zd.staff_segment_id)
+        both = zd.add_article("Enterprise", "<p>e</p>", user_segment_ids=[northwind, zd.staff_segment_id])
+        theirs = zd.add_article("Northwind", "<p>n</p>", user_segment_id=northwind)
+        with pytest.raises(ValueError, match="no user segment"):
+            zd.add_article("Nobody", "<p>x</p>", user_segment_id=42)
+        shown = {a["id"]: a for a in call(zd, "GET", "/api/v2/help_center/articles.json")[2]["articles"]}
+        assert set(shown) == {public, staff, both, theirs}, "an admin lists every article"
+        assert (shown[public]["user_segment_id"], shown[public]["user_segment_ids"]) == (None, [])
+        assert shown[staff]["user_segment_ids"] == [zd.staff_segment_id], "one segment shows in both fields"
+        assert (shown[both]["user_segment_id"], shown[both]["user_segment_ids"]) == (None, [northwind,
+                                                                                          zd.staff_segment_id])
+        anonymous = call(zd, "GET", "/api/v2/help_center/articles.json", auth=None)[2]["articles"]
+        assert [a["id"] for a in anonymous] == [public]
+        assert call(zd, "GET", f"/api/v2/help_center/articles/{staff}.json", auth=None)[0] == 404
+        agent = call(zd, "GET", "/api/v2/help_center/articles.json", auth=basic("ada@kitebase.example"))[2]
+        assert {a["id"] for a in agent["articles"]} == {public, staff, both}, "not the organization's own"
+        assert zd._may_view(zd.users[dana], zd._articles[theirs]) and zd._may_view(zd.users[dana], zd._articles[both])
+        assert not zd._may_view(zd.users[dana], zd._articles[staff])
+        zd.restrict_article(public, zd.signed_in_segment_id)
+        assert call(zd, "GET", "/api/v2/help_center/articles.json", auth=None)[2]["articles"] == []
+        segment = call(zd, "GET", f"/api/v2/help_center/user_segments/{zd.staff_segment_id}.json")[2]["user_segment"]
+        assert (segment["user_type"], segment["built_in"]) == ("staff", True)
+        listed = call(zd, "GET", "/api/v2/help_center/user_segments.json")[2]["user_segments"]
+        assert [s["name"] for s in listed] == ["Signed-in users", "Agents and admins", "Northwind only"]
+
+
 # --- the embedded desk ------------------------------------------------------------------------------------------
 
 

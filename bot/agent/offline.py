@@ -18,6 +18,7 @@ from bot.agent.prompts import CONTINUE_NOTE
 from bot.desk import ticket_ids_in
 from bot.search.words import EmptyQuery, query_terms
 from bot.vocabulary import Usage
+from tools.help_center import INTERNAL_LABEL
 
 INJECTION = re.compile(r"ignore (all |any )?(previous|prior|above) instructions|you are now in .{0,20}mode|"
                        r"system prompt", re.IGNORECASE)
@@ -175,10 +176,11 @@ def _keywords(text: str) -> str:
 
 
 def _sections(text: str) -> list[dict[str, str]]:
+    """The citable sections of a search_help result (an INTERNAL one is context, never cited)."""
     found = []
     for chunk in text.split("\n\n["):
         match = re.match(r"\[?([a-z0-9-]+#\d+)\] (.+?)\n(.*)", chunk, re.DOTALL)
-        if match:
+        if match and not match.group(3).startswith(INTERNAL_LABEL):
             heading = match.group(2).rsplit(" — ", 1)[0]
             found.append({"id": match.group(1), "heading": heading, "body": match.group(3).strip()})
     return found

@@ -88,4 +88,10 @@ def source_lines(sources: dict[str, Any] | None) -> list[str]:
     if sources.get("similar"):
         lines.append("      similar tickets consulted: " + ", ".join(t["id"] for t in sources["similar"]))
     lines += [f"      ⚠ {problem}" for problem in sources.get("problems") or []]
+    if sources.get("internal_read"):
+        lines.append("      internal help read (never for the customer): "
+                     + ", ".join(s["id"] for s in sources["internal_read"]))
+    for found in sources.get("quotes") or []:
+        span = found["span"] if len(found["span"]) <= 300 else found["span"][:299] + "…"
+        lines.append(f"      ⚠ quotes {found.get('what') or 'internal text'} word for word: “{span}”")
     return lines

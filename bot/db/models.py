@@ -8,6 +8,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Column,
     Dialect,
     Index,
@@ -15,6 +16,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
     inspect,
     text,
 )
@@ -133,6 +135,9 @@ class HelpSection(SQLModel, table=True):
     heading: str
     body: str = Field(sa_column=Column(Text, nullable=False))
     url: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # the customer's link (Zendesk)
+    # Its article is restricted to a user segment (Zendesk): context for the agent and the lead, never cited or
+    # quoted to a customer (bot/desk/links.py refuses a reply that cites it).
+    internal: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
 
 
 _LIVE_SQL = text("status IN (" + ", ".join(f"'{status}'" for status in LIVE) + ")")  # a partial index's condition

@@ -78,6 +78,7 @@ class Section:
     heading: str
     article_title: str
     body: str
+    internal: bool = False  # restricted to a user segment: context for the agent, never cited to a customer
 
 
 @dataclass(frozen=True)

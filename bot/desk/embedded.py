@@ -47,9 +47,11 @@ class EmbeddedDesk(TicketIds):
     # --- writes ------------------------------------------------------------------------------------------
     def check_reply(self, ticket_id: str, message: str) -> None:
         self.ticket(ticket_id)
+        links.refuse_internal(self.db, message)
 
     def reply(self, ticket_id: str, message: str, *, run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
         ticket_id = self.normalise_ticket_id(ticket_id)
+        links.refuse_internal(self.db, message)  # also when the reply is not gated (KITEBASE_APPROVAL_TOOLS)
         body = self.customer_text(message.strip())
         with self.db.session() as session:
             ticket = session.get(Ticket, ticket_id)

@@ -11,9 +11,12 @@ from sqlmodel import col, select
 
 from bot.db.engine import Database
 from bot.db.models import HelpSection
+from bot.desk.base import DeskRefused
 
 # "[account-recovery#2]" (the form the tools teach the model), also bare "account-recovery#2"
 CITATION = re.compile(r"\[([a-z0-9]+(?:-[a-z0-9]+)*#\d+)\]|(?<![\w/-])([a-z0-9]+(?:-[a-z0-9]+)*#\d+)(?![\w-])")
+# Any anchor the text names: bracketed, bare, or inside a link (…/ops-runbook#1)
+ANY_ANCHOR = re.compile(r"(?<![\w-])([a-z0-9]+(?:-[a-z0-9]+)*#\d+)(?![\w-])")
 
 
 def heading_anchor(heading: str) -> str:
@@ -29,15 +32,33 @@ def embedded_link(base_url: str | None, row: HelpSection) -> str | None:
     return f"{base_url.rstrip('/')}/{row.id}"  # the form the approval card links (bot/slack_ui/sources.py)
 
 
+def refuse_internal(db: Database, message: str) -> None:
+    """A DeskRefused (its sentence is for the model or the editor) when `message` cites an internal section
+    (bot/db/models.py HelpSection.internal) or links its article: a customer never gets internal help."""
+    anchors = set(ANY_ANCHOR.findall(message))
+    with db.session() as session:
+        internal = session.exec(select(HelpSection).where(col(HelpSection.internal))).all()
+    named = sorted({row.id for row in internal if row.id in anchors
+                    or (row.url and row.url.split("#")[0] in message)})
+    if not named:
+        return
+    which = ", ".join(named)
+    raise DeskRefused(
+        f"The reply cites {which}, which {'is' if len(named) == 1 else 'are'} internal: the article is restricted to "
+        "a user segment in the help center, so the customer cannot open it. Remove the citation and do not quote "
+        "it; cite a public section, or explain in your own words what the customer can do.")
+
+
 def customer_text(db: Database, message: str, link: Callable[[HelpSection], str | None]) -> str:
-    """`message` with every citation of a known section replaced by the section's link. A citation the desk has
-    no link for stays as written (the embedded desk without KITEBASE_HELP_CENTER_URL)."""
+    """`message` with every citation of a known public section replaced by the section's link. A citation the
+    desk has no link for stays as written (the embedded desk without KITEBASE_HELP_CENTER_URL); an internal
+    section is never linked (refuse_internal keeps it out of a reply)."""
     anchors = {a or b for a, b in CITATION.findall(message)}
     if not anchors:
         return message
     with db.session() as session:
         rows = session.exec(select(HelpSection).where(col(HelpSection.id).in_(sorted(anchors)))).all()
-        urls = {row.id: url for row in rows if (url := link(row))}
+        urls = {row.id: url for row in rows if not row.internal and (url := link(row))}
     if not urls:
         return message
 

@@ -65,7 +65,8 @@ def search_help(db: Database, query: str, limit: int) -> list[tuple[Section, sea
                 from None
         rows = {row.id: row for row in session.exec(
             select(HelpSection).where(col(HelpSection.id).in_([hit.id for hit in found]))).all()}
-        return [(Section(id=row.id, heading=row.heading, article_title=row.article_title, body=row.body), hit)
+        return [(Section(id=row.id, heading=row.heading, article_title=row.article_title, body=row.body,
+                         internal=row.internal), hit)
                 for hit in found if (row := rows.get(hit.id)) is not None]
 
 

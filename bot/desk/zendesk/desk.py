@@ -134,6 +134,7 @@ class ZendeskDesk(TicketIds):
 
     # --- writes --------------------------------------------------------------------------------------------
     def check_reply(self, ticket_id: str, message: str) -> None:
+        links.refuse_internal(self.db, message)
         ticket = self.ticket(ticket_id)
         if ticket.status == "closed":
             raise DeskRefused(f"Ticket {ticket.id} is closed in Zendesk, and a closed ticket cannot be updated. "
@@ -141,6 +142,7 @@ class ZendeskDesk(TicketIds):
 
     def reply(self, ticket_id: str, message: str, *, run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
         ticket_id = self.normalise_ticket_id(ticket_id)
+        links.refuse_internal(self.db, message)  # also when the reply is not gated (KITEBASE_APPROVAL_TOOLS)
         return self._queue(ticket_id, "reply", self.customer_text(message.strip()), True, {}, run_id, tool_use_id)
 
     def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,

@@ -166,17 +166,26 @@ def article_sections(article: dict[str, Any], slug: str) -> list[HelpSection]:
     """An article's sections: one per <h2>, numbered from 1, each linked to the heading's anchor; and section 0,
     headed by the article's title and linked to the article, for the text before the first <h2> (all of it when
     there is none, as in Zendesk's own "Welcome to your Help Center!"). Numbering from the first <h2> is what
-    it always was, so a section already cited keeps its id."""
+    it always was, so a section already cited keeps its id. All are internal when the article is restricted to
+    a user segment."""
     parser = _Sections()
     parser.feed(article.get("body") or "")
     parser.close()
     url = article.get("html_url") or ""
     title = article.get("title") or article.get("name") or slug
+    internal = restricted(article)
     sections = [HelpSection(id=f"{slug}#0", article=slug, article_title=title, number=0, heading=title,
-                            body=parser.intro, url=url or None)] if parser.intro else []
+                            body=parser.intro, url=url or None, internal=internal)] if parser.intro else []
     return sections + [HelpSection(id=f"{slug}#{n}", article=slug, article_title=title, number=n, heading=heading,
-                                   body=body, url=f"{url}#{anchor}" if url else None)
+                                   body=body, url=f"{url}#{anchor}" if url else None, internal=internal)
                        for n, (heading, anchor, body) in enumerate(parser.sections, start=1)]
+
+
+def restricted(article: dict[str, Any]) -> bool:
+    """Whether only a user segment may view the article: `user_segment_id` set, or on Enterprise a non-empty
+    `user_segment_ids` (any of them may view). Who is in a segment (signed-in users, agents only, some
+    organizations or tags) is not looked up: the requester may not be, so none of it is cited to a customer."""
+    return article.get("user_segment_id") is not None or bool(article.get("user_segment_ids"))
 
 
 def article_slug(article: dict[str, Any], taken: set[str]) -> str:
@@ -199,10 +208,11 @@ def replace_help(session: Session, sections: list[HelpSection]) -> int:
         if old is None:
             session.add(section)
             changed += 1
-        elif (old.article, old.article_title, old.number, old.heading, old.body, old.url) != \
-                (section.article, section.article_title, section.number, section.heading, section.body, section.url):
+        elif (old.article, old.article_title, old.number, old.heading, old.body, old.url, old.internal) != \
+                (section.article, section.article_title, section.number, section.heading, section.body, section.url,
+                 section.internal):
             old.article, old.article_title, old.number = section.article, section.article_title, section.number
-            old.heading, old.body, old.url = section.heading, section.body, section.url
+            old.heading, old.body, old.url, old.internal = section.heading, section.body, section.url, section.internal
             session.add(old)
             changed += 1
     return changed

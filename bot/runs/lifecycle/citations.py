@@ -1,5 +1,6 @@
 """The sources of a draft reply: the help-center sections it cites, the similar tickets the run looked at,
-and what is wrong with its citations (a section that does not exist, one the run never retrieved, none at all).
+what is wrong with its citations (a section that does not exist, one the run never retrieved, an internal one,
+none at all), and the internal text it repeats word for word (quotes.py).
 
 Computed from what the run stores (its messages: every tool call and result) and the help center, so the
 card, the step log and `kitebase replay` show the same check. Nothing here talks to Slack.
@@ -15,6 +16,8 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.db.models import HelpSection
+from bot.desk.ids import normalise_ticket_id
+from bot.runs.lifecycle import quotes
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +64,11 @@ def calls_before(messages: list[dict[str, Any]], tool_use_id: str | None) -> lis
 
 
 def retrieved(messages: list[dict[str, Any]], tool_use_id: str | None = None) -> dict[str, Any]:
-    """What the run had read before a draft: help sections (anchor -> heading) and similar tickets."""
+    """What the run had read before a draft: help sections (anchor -> heading), similar tickets, and the
+    tickets it opened with get_ticket (their ids as either desk writes them)."""
     sections: dict[str, str] = {}
     tickets: dict[str, dict[str, Any]] = {}
+    opened: list[str] = []
     for use, text in calls_before(messages, tool_use_id):
         if use.get("name") == "search_help":
             for anchor, heading in HIT_HEAD.findall(text):
@@ -71,7 +76,22 @@ def retrieved(messages: list[dict[str, Any]], tool_use_id: str | None = None) ->
         elif use.get("name") == "search_tickets":
             for hit in _ticket_hits(text):
                 tickets.setdefault(hit["id"], hit)
-    return {"sections": sections, "tickets": list(tickets.values())}
+        elif use.get("name") == "get_ticket":
+            opened += _ticket_ids(str((use.get("input") or {}).get("ticket_id") or ""))
+    return {"sections": sections, "tickets": list(tickets.values()), "opened": opened}
+
+
+def _ticket_ids(raw: str) -> list[str]:
+    return [i for i in (normalise_ticket_id(raw, "embedded"), normalise_ticket_id(raw, "zendesk")) if i]
+
+
+def _draft_ticket(messages: list[dict[str, Any]], tool_use_id: str | None) -> list[str]:
+    for message in messages:
+        content = message.get("content") if message.get("role") == "assistant" else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("id") == tool_use_id:
+                return _ticket_ids(str((block.get("input") or {}).get("ticket_id") or ""))
+    return []
 
 
 def _ticket_hits(text: str) -> list[dict[str, Any]]:
@@ -86,15 +106,22 @@ def _ticket_hits(text: str) -> list[dict[str, Any]]:
 
 
 def check(session: Session, text: str, messages: list[dict[str, Any]], tool_use_id: str | None) -> dict[str, Any]:
-    """The sources of `text` (a draft held as `tool_use_id`) and the problems with its citations."""
+    """The sources of `text` (a draft held as `tool_use_id`), the problems with its citations, the internal
+    help sections the run read, and the internal text the draft quotes."""
     seen = retrieved(messages, tool_use_id)
     anchors = cited(text)
-    known = {s.id: s for s in session.exec(select(HelpSection).where(col(HelpSection.id).in_(anchors))).all()} \
-        if anchors else {}
+    wanted = sorted({*anchors, *seen["sections"]})
+    known = {s.id: s for s in session.exec(select(HelpSection).where(col(HelpSection.id).in_(wanted))).all()} \
+        if wanted else {}
     sources = [{"id": a, "exists": a in known, "retrieved": a in seen["sections"],
                 "heading": known[a].heading if a in known else None,
-                "article": known[a].article_title if a in known else None} for a in anchors]
-    return {"cited": sources, "similar": seen["tickets"][:SIMILAR_SHOWN], "problems": problems(sources)}
+                "article": known[a].article_title if a in known else None,
+                "internal": a in known and known[a].internal} for a in anchors]
+    tickets = [*seen["opened"], *(t["id"] for t in seen["tickets"]), *_draft_ticket(messages, tool_use_id)]
+    return {"cited": sources, "similar": seen["tickets"][:SIMILAR_SHOWN], "problems": problems(sources),
+            "internal_read": [{"id": a, "heading": known[a].heading} for a in seen["sections"]
+                              if a in known and known[a].internal],
+            "quotes": quotes.find(session, text, tickets=tickets, sections=wanted)}
 
 
 def problems(sources: list[dict[str, Any]]) -> list[str]:
@@ -104,6 +131,9 @@ def problems(sources: list[dict[str, Any]]) -> list[str]:
     for source in sources:
         if not source["exists"]:
             found.append(f"cites {source['id']}, which does not exist")
+        elif source.get("internal"):
+            found.append(f"cites {source['id']}, which is internal (restricted to a user segment: the customer "
+                         "cannot open it)")
         elif not source["retrieved"]:
             found.append(f"cites {source['id']}, which the run never retrieved")
     return found

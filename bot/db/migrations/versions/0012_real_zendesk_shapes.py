@@ -3,7 +3,7 @@ ticket_message.attachments (a comment's files as names, types, sizes and links, 
 
 Revision ID: 0012
 Revises: 0011
-Create Date: 2026-12-04 10:00:00.000000
+Create Date: 2026-12-03 10:00:00.000000
 """
 import sqlalchemy as sa
 import sqlmodel.sql.sqltypes

@@ -146,15 +146,20 @@ def _listen(settings: Settings, app: App, ctx: SlackContext) -> int:
         print("Kitebase agent connecting over Socket Mode", flush=True)
         SocketModeHandler(app, settings.slack_app_token.get_secret_value()).start()
         return 0
-    from waitress import serve as waitress_serve
+    server = http_server(make_wsgi(app, ctx), port=settings.port, threads=settings.http_threads)
+    print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
+    server.run()
+    return 0
+
+
+def http_server(wsgi: Callable[..., Iterable[bytes]], *, port: int, threads: int, host: str = "0.0.0.0") -> Any:
+    """waitress serving `wsgi` on host:port (port 0: a free one, see `.effective_port`); `.run()` serves."""
+    from waitress.server import create_server
 
     # waitress warns once per request queued behind its busy threads: in a burst of mentions that is a log line
     # per mention, written by the thread that reads the next requests (and a burst is normal here).
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
-    waitress_serve(make_wsgi(app, ctx), host="0.0.0.0", port=settings.port, threads=settings.http_threads,
-                   ident="kitebase")
-    return 0
+    return create_server(wsgi, host=host, port=port, threads=threads, ident="kitebase")
 
 
 class Background:

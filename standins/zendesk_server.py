@@ -42,7 +42,9 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
 * Faults: ``outage()``, ``ratelimit_window()``, ``fail_writes_after_applying()``,
   ``fail_writes_before_applying()``, ``drop_connection_after_applying()``, ``slow()``; ``clear_faults()``.
 * Webhooks: :func:`sign_webhook` and :meth:`ZendeskServer.send_webhook` (a trigger-connected webhook's POST,
-  with the ``x-zendesk-*`` headers, ids rendered as strings).
+  with the ``x-zendesk-*`` headers, ids rendered as strings); :meth:`ZendeskServer.event_webhook_payload` (an
+  event webhook's fixed schema: ticket, user and organization events).
+* An account without a Help Center: ``help_center_off(404)`` (or 403) for every Help Center endpoint.
 
 Not modelled: audits and ticket events endpoints, deleted_tickets, groups, custom fields, attachments, search
 export, Help Center search, the search index delay, admin-only access to the export.
@@ -67,6 +69,7 @@ import threading
 import time
 import traceback
 import unicodedata
+import uuid
 import urllib.error
 import urllib.request
 from collections import deque
@@ -434,6 +437,7 @@ class ZendeskServer(LocalHTTPServer):
         self._fail_before: _Fault | None = None
         self._fail_after: _Fault | None = None
         self._drop_after: _Fault | None = None
+        self._help_center_answer: int | None = None
         self.latency = 0.0
         self.agent_id = self.add_user("Kitebase Agent", email, role="agent")
         self._routes = self._build_routes()
@@ -723,6 +727,13 @@ class ZendeskServer(LocalHTTPServer):
         """Ticket writes applied, then the socket is closed without an answer."""
         self._drop_after = self._fault(every_nth)
 
+    def help_center_off(self, status: int | None = 404) -> None:
+        """An account without a Help Center (404) or one this user may not read (403): every Help Center
+        endpoint answers ``status`` with Zendesk's error body. None: the Help Center answers again."""
+        if status not in (None, 403, 404):
+            raise ValueError("help_center_off takes 403, 404 or None")
+        self._help_center_answer = status
+
     def slow(self, seconds: float) -> None:
         """Add this much latency to every answer (0: none)."""
         self.latency = max(0.0, seconds)
@@ -731,6 +742,7 @@ class ZendeskServer(LocalHTTPServer):
         self._outage = False
         self._ratelimit_until = None
         self._fail_before = self._fail_after = self._drop_after = None
+        self._help_center_answer = None
         self.latency = 0.0
 
     @staticmethod
@@ -744,12 +756,39 @@ class ZendeskServer(LocalHTTPServer):
     # ------------------------------------------------------------------
     # webhooks
     # ------------------------------------------------------------------
+    def event_webhook_payload(self, event_type: str, subject_id: int, *, event: Json | None = None) -> Json:
+        """What an event-subscribed webhook POSTs (developer.zendesk.com, webhooks/event-types): the fixed schema
+        with ``type`` (``zen:event-type:ticket.status_changed``, ``zen:event-type:user.active_changed``,
+        ``zen:event-type:organization.created``...), ``subject`` ``zen:<domain>:<id>`` and the record's
+        properties in ``detail``, its ``id`` a string. Send it with ``send_webhook(..., stringify=False)``."""
+        domain = event_type.rsplit(":", 1)[-1].split(".", 1)[0]
+        with self._lock:
+            if domain == "ticket":
+                rec = self._tickets.get(subject_id) or {}
+                detail = {key: rec.get(key) for key in ("assignee_id", "brand_id", "created_at", "group_id",
+                                                        "organization_id", "priority", "requester_id", "status",
+                                                        "subject", "submitter_id", "tags", "type", "updated_at")}
+                detail["via"] = {"channel": "web"}
+            elif domain == "user":
+                rec = self._users.get(subject_id) or {}
+                detail = {key: rec.get(key) for key in ("created_at", "email", "organization_id", "role",
+                                                        "updated_at")}
+            else:
+                rec = self._orgs.get(subject_id) or {}
+                detail = {key: rec.get(key) for key in ("created_at", "name", "updated_at")}
+        detail = {k: (str(v) if isinstance(v, int) and not isinstance(v, bool) else v) for k, v in detail.items()}
+        detail["id"] = str(subject_id)
+        return {"type": event_type, "account_id": self.account_id, "id": str(uuid.uuid4()),
+                "time": iso(self.clock()), "zendesk_event_version": "2022-11-06",
+                "subject": f"zen:{domain}:{subject_id}", "detail": detail, "event": event or {}}
+
     def send_webhook(self, target_url: str, payload: Json, secret: str, *, timestamp: str | None = None,
-                     invocation_id: str | None = None, bad_signature: bool = False,
+                     invocation_id: str | None = None, bad_signature: bool = False, stringify: bool = True,
                      timeout: float = 10.0) -> tuple[int, bytes]:
-        """POST ``payload`` to ``target_url`` as a trigger-connected webhook does (numbers rendered as strings),
-        signed with ``secret``; answer (status, body). ``bad_signature`` signs with another secret."""
-        body = json.dumps(_stringify(payload)).encode("utf-8")
+        """POST ``payload`` to ``target_url`` as a trigger-connected webhook does (numbers rendered as strings;
+        ``stringify=False`` for an event webhook's fixed schema), signed with ``secret``; answer (status, body).
+        ``bad_signature`` signs with another secret."""
+        body = json.dumps(_stringify(payload) if stringify else payload).encode("utf-8")
         stamp = timestamp or iso(self.clock())
         signature = sign_webhook(secret + "-wrong" if bad_signature else secret, body, stamp)
         invocation = invocation_id or str(secrets.randbelow(10**15))
@@ -857,6 +896,10 @@ class ZendeskServer(LocalHTTPServer):
             return _too_many(wait)
         if route is None:
             raise ZendeskError(404, "InvalidEndpoint", "Not found")
+        if budget == "help_center" and self._help_center_answer == 404:
+            raise ZendeskError(404, "RecordNotFound", "Not found")
+        if budget == "help_center" and self._help_center_answer == 403:
+            raise ZendeskError(403, "Forbidden", FORBIDDEN_DESCRIPTION)
         return route.handler(_Request(method, path, query, headers, raw, body, user, entry), *groups)
 
     def _route(self, method: str, path: str) -> tuple[_Route | None, tuple[str, ...]]:

@@ -3,6 +3,7 @@ write becomes (an escalation that says what to fix, with the approved text kept)
 
 from __future__ import annotations
 
+import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -17,6 +18,7 @@ from bot.runs.lifecycle.checkpoint import open_escalation
 from bot.vocabulary import StopKind
 
 logger = logging.getLogger(__name__)
+SYNC_LOCK = "zendesk-sync"  # one poller at a time across processes
 
 
 def start_sender(db: Database, settings: Settings) -> Any:
@@ -31,13 +33,16 @@ def start_sender(db: Database, settings: Settings) -> Any:
     return sender.start()
 
 
-def poll(db: Database, settings: Settings) -> None:
+def poll(db: Database, settings: Settings, *, owner: str | None = None, client: Any = None,
+         per_page: int = 1000) -> Any:
     """One incremental pass of the Zendesk sync (the timer's job; webhooks are faster, this catches misses)."""
     from bot.desk.zendesk import sync
     from bot.desk.zendesk.desk import client_for
 
-    report = sync.sync(client_for(settings), db, since_seconds=settings.zendesk_sync_since_seconds)
+    report = sync.sync(client or client_for(settings), db, since_seconds=settings.zendesk_sync_since_seconds,
+                       per_page=per_page)
     logger.info("zendesk poll: %s", report.line())
+    return report
 
 
 def write_failed(db: Database, settings: Settings, write: DeskWrite, why: str) -> None:
@@ -77,9 +82,20 @@ def webhook(db: Database, settings: Settings, headers: dict[str, str], body: byt
     invocation = headers.get("x-zendesk-webhook-invocation-id")
     if invocation and not _first_delivery(db, f"zendesk:{invocation}"):
         return "200 OK", {"ok": True, "duplicate": True}
-    if ids:
-        _fetches.submit(_refresh, db, settings, ids)
+    if not ids:  # a user's or an organization's event, or a body that names no ticket: acknowledged, ignored
+        logger.info("zendesk webhook: names no ticket (%s); ignored", _kind(body))
+        return "200 OK", {"ok": True, "tickets": [], "ignored": True}
+    _fetches.submit(_refresh, db, settings, ids)
     return "202 Accepted", {"ok": True, "tickets": ids}
+
+
+def _kind(body: bytes) -> str:
+    try:
+        payload = json.loads(body or b"null")
+    except ValueError:
+        return "not JSON"
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    return str(kind)[:80] if kind else "a trigger body without ticket_id"
 
 
 def _first_delivery(db: Database, key: str) -> bool:

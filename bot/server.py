@@ -31,7 +31,8 @@ from bot.telemetry.slack_requests import traced_wsgi
 
 logger = logging.getLogger(__name__)
 Start = Callable[..., Any]
-MAX_BODY = 1_000_000  # Slack's payloads are far smaller
+MAX_BODY = 1_000_000  # Slack's payloads and Zendesk's webhooks are far smaller
+READ_PIECE = 65536
 
 
 def make_wsgi(app: App, ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
@@ -76,13 +77,27 @@ def _zendesk_webhook(ctx: SlackContext, environ: dict[str, Any], start_response:
 
 
 def _read(environ: dict[str, Any]) -> bytes | None:
+    """The request's body, or None when it is larger than MAX_BODY. A body without a length (chunked, which
+    waitress turns into a length itself, refusing it past the limit while it reads) is read in pieces and
+    refused once it passes the limit, never read whole."""
     try:
-        length = int(environ.get("CONTENT_LENGTH") or 0)
+        length = int(environ.get("CONTENT_LENGTH") or -1)
     except ValueError:
-        length = 0
+        length = -1
     if length > MAX_BODY:
         return None
-    return environ["wsgi.input"].read(length) if length > 0 else b""
+    if length >= 0:
+        return environ["wsgi.input"].read(length) if length > 0 else b""
+    if not environ.get("wsgi.input_terminated"):
+        return b""  # no length and a stream that may not end: no body (PEP 3333)
+    pieces, size = [], 0
+    while size <= MAX_BODY:
+        piece = environ["wsgi.input"].read(min(READ_PIECE, MAX_BODY + 1 - size))
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        size += len(piece)
+    return None
 
 
 def _json(start_response: Start, status: str, body: dict[str, Any]) -> Iterable[bytes]:
@@ -159,7 +174,10 @@ def http_server(wsgi: Callable[..., Iterable[bytes]], *, port: int, threads: int
     # waitress warns once per request queued behind its busy threads: in a burst of mentions that is a log line
     # per mention, written by the thread that reads the next requests (and a burst is normal here).
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    return create_server(wsgi, host=host, port=port, threads=threads, ident="kitebase")
+    # A body past MAX_BODY is refused (413) while waitress reads it, a chunked one included: waitress would
+    # otherwise buffer up to 1 GB of it before the application sees its length.
+    return create_server(wsgi, host=host, port=port, threads=threads, ident="kitebase",
+                         max_request_body_size=MAX_BODY + 1)
 
 
 class Background:

@@ -419,7 +419,7 @@ def test_desk_status_says_where_the_webhook_arrives_and_what_replaces_it(zdb, ca
     assert desk_status(off)["webhook"]["enabled"] is False
     cmd_desk_status(type("Args", (), {"json": False})(), off)
     shown = capsys.readouterr().out
-    assert "ZENDESK_WEBHOOK_SECRET" in shown and "every 2 minutes" in shown
+    assert "ZENDESK_WEBHOOK_SECRET" in shown and "every 2 min" in shown
 
 
 # --- 8. a ticket URL with a port ------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """`kitebase serve`: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP on $PORT with /slack/events and
-/healthz. In the default embedded mode this process also continues runs, runs the timers and delivers the
-outbox to Slack; with KITEBASE_EXECUTION=queue the workers do those and this process only records requests."""
+/healthz. With a Zendesk desk, POST /zendesk/webhook arrives on $PORT too: beside /slack/events in HTTP mode, and
+in Socket Mode (no public URL for Slack) on a port serve opens for it, with /healthz. In the default embedded
+mode this process also continues runs, runs the timers and delivers the outbox to Slack; with
+KITEBASE_EXECUTION=queue the workers do those and this process only records requests."""
 
 from __future__ import annotations
 
@@ -60,6 +62,21 @@ def make_wsgi(app: App, ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
         return slack(environ, start_response)
 
     return traced_wsgi(wsgi)  # with tracing, a span per Slack request (else `wsgi` itself)
+
+
+def make_desk_wsgi(ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
+    """What Socket Mode's serve answers on $PORT: POST /zendesk/webhook and GET /healthz (Slack's own requests
+    come over the socket, so there is no /slack/events here)."""
+
+    def wsgi(environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") == "/healthz":
+            return _health(ctx.db, start_response)
+        if environ.get("PATH_INFO") == "/zendesk/webhook" and environ.get("REQUEST_METHOD") == "POST":
+            return _zendesk_webhook(ctx, environ, start_response)
+        return _json(start_response, "404 Not Found", {"ok": False, "error": "in Socket Mode this port takes POST "
+                                                       "/zendesk/webhook and GET /healthz; Slack comes over the socket"})
+
+    return wsgi
 
 
 def _zendesk_webhook(ctx: SlackContext, environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
@@ -158,12 +175,34 @@ def _listen(settings: Settings, app: App, ctx: SlackContext) -> int:
     if settings.slack_app_token is not None:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
+        handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
+        if settings.desk == "zendesk":
+            return _socket_mode_with_webhook(settings, handler, ctx)
         print("Kitebase agent connecting over Socket Mode", flush=True)
-        SocketModeHandler(app, settings.slack_app_token.get_secret_value()).start()
+        handler.start()
         return 0
     server = http_server(make_wsgi(app, ctx), port=settings.port, threads=settings.http_threads)
     print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
     server.run()
+    return 0
+
+
+def _socket_mode_with_webhook(settings: Settings, handler: Any, ctx: SlackContext) -> int:
+    """Socket Mode needs no public URL for Slack, but Zendesk's webhook needs one: serve opens $PORT for it."""
+    try:
+        server = http_server(make_desk_wsgi(ctx), port=settings.port, threads=2)
+    except OSError as exc:
+        print(f"kitebase serve: PORT {settings.port} is taken ({exc.strerror}). In Socket Mode with "
+              "KITEBASE_DESK=zendesk, serve opens PORT for Zendesk's webhook: set PORT to a free port.",
+              file=sys.stderr)
+        return 2
+    print("Kitebase agent connecting over Socket Mode", flush=True)
+    handler.connect()
+    print(f"Zendesk webhooks: POST /zendesk/webhook on :{settings.port} (and GET /healthz)", flush=True)
+    try:
+        server.run()
+    finally:
+        handler.close()
     return 0
 
 

@@ -107,7 +107,8 @@ def _read(environ: dict[str, Any]) -> bytes | None:
         return environ["wsgi.input"].read(length) if length > 0 else b""
     if not environ.get("wsgi.input_terminated"):
         return b""  # no length and a stream that may not end: no body (PEP 3333)
-    pieces, size = [], 0
+    pieces: list[bytes] = []
+    size = 0
     while size <= MAX_BODY:
         piece = environ["wsgi.input"].read(min(READ_PIECE, MAX_BODY + 1 - size))
         if not piece:

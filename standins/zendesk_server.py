@@ -69,9 +69,9 @@ import threading
 import time
 import traceback
 import unicodedata
-import uuid
 import urllib.error
 import urllib.request
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field

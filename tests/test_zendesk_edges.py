@@ -24,13 +24,14 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from bot.config import Settings
-from bot.db.engine import Database
+from bot.db.engine import Database, create_schema
 from bot.db.models import DeskSync, NamedLock, Ticket, TicketMessage
 from bot.desk.zendesk import sync
 from bot.desk.zendesk.desk import client_for
 from bot.runs.execution import desk_work
 from standins.zendesk_server import ZendeskServer
-from tests.test_desk_zendesk import (  # noqa: F401  (zd and zdb are fixtures)
+from tests.test_desk_zendesk import (
+    KB_DATA,
     ROOT,
     SECRET,
     YEAR,
@@ -38,12 +39,28 @@ from tests.test_desk_zendesk import (  # noqa: F401  (zd and zdb are fixtures)
     signed,
     synced,
     wait_for,
-    zd,
-    zdb,
+    zendesk_settings,
 )
 
 EXPORT = "/api/v2/incremental/tickets/cursor.json"
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, whatever the env says
+
+
+@pytest.fixture
+def zd() -> Iterator[ZendeskServer]:
+    with ZendeskServer(export_delay=0) as server:
+        server.load_kb_data(KB_DATA)
+        yield server
+
+
+@pytest.fixture
+def zdb(database_url: str, zd: ZendeskServer) -> Iterator[tuple[Database, Settings]]:
+    """An empty database (the mirror is filled by syncing) and settings for the stand-in."""
+    settings = zendesk_settings(database_url, zd)
+    database = Database.from_url(database_url)
+    create_schema(database.engine)
+    yield database, settings
+    database.engine.dispose()
 
 
 # --- 1. which webhooks name tickets ---------------------------------------------------------------------------

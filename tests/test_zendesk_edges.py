@@ -342,6 +342,19 @@ def test_a_pass_that_lost_its_lock_writes_nothing_and_the_cursor_never_moves_bac
     assert_conversations_match(db, zd)
 
 
+def test_a_sync_killed_on_this_host_leaves_no_lock_behind(zdb, zd):
+    """`kitebase desk sync` has no heartbeat: killed (SIGKILL) mid-pass on this host, its lock is free at once
+    (its pid is gone), not a minute later when the lease runs out."""
+    from bot.runs.execution import processes
+
+    db, settings = zdb
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    killed = f"{socket.gethostname()}:{int(gone.stdout)}"
+    assert processes.hold(db, desk_work.SYNC_LOCK, killed, desk_work.LEASE_SECONDS, settings.process_stale_seconds)
+    report = desk_work.poll(db, settings, owner="host-b:202")
+    assert report is not None and report.caught_up and count(db, Ticket) == 117
+
+
 def test_a_cursor_write_from_an_older_page_is_refused(zdb, zd):
     """The cursor's write is conditional on the cursor the page was read from, whoever holds the lock."""
     db, settings = zdb

@@ -84,6 +84,11 @@ def dead_owners(session: Session, now: datetime, stale_seconds: float) -> set[st
     return dead
 
 
+def _gone_from_this_host(owner: str) -> bool:
+    host, _, pid = owner.rpartition(":")
+    return host == socket.gethostname() and pid.isdigit() and not _pid_alive(int(pid))
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -108,6 +113,9 @@ def hold(db: Database, name: str, owner: str, seconds: float, stale_seconds: flo
     with db.session() as session:
         _insert_ignore(session, NamedLock, name=name)
         dead = dead_owners(session, now, stale_seconds)
+        current = session.get(NamedLock, name)
+        if current is not None and current.owner and _gone_from_this_host(current.owner):
+            dead.add(current.owner)  # a process without a heartbeat (`kitebase desk sync`) killed here
         return changed(session.execute(
             update(NamedLock).where(col(NamedLock.name) == name)
             .where(or_(col(NamedLock.owner).is_(None), col(NamedLock.owner) == owner,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,13 +41,39 @@ def desk_status(settings: Settings) -> dict[str, Any]:
         from bot.desk.zendesk import sync
 
         row = sync.state(db)
-        synced = row.synced_at if row is not None else None
-        if synced is not None and synced.tzinfo is None:
-            synced = synced.replace(tzinfo=UTC)
+        synced = _aware(row.synced_at if row is not None else None)
+        help_row = sync.state(db, sync.HELP)
+        help_read = _aware(help_row.synced_at if help_row is not None else None)
         status.update({"url": settings.zendesk_url, "last_sync": synced.isoformat() if synced else None,
                        "lag_seconds": round((datetime.now(UTC) - synced).total_seconds()) if synced else None,
-                       "export_pages": row.pages if row else 0, "cursor_stored": bool(row and row.cursor)})
+                       "export_pages": row.pages if row else 0, "cursor_stored": bool(row and row.cursor),
+                       "help_center": {"last_sync": help_read.isoformat() if help_read else None,
+                                       "problem": help_row.problem if help_row else None},
+                       "webhook": webhook_place(settings)})
     return status
+
+
+def _aware(when: datetime | None) -> datetime | None:
+    return when.replace(tzinfo=UTC) if when is not None and when.tzinfo is None else when
+
+
+def webhook_place(settings: Settings) -> dict[str, Any]:
+    """Where Zendesk's webhook arrives: POST /zendesk/webhook on `kitebase serve`'s PORT, beside /slack/events
+    in HTTP mode, or on the port serve opens for it in Socket Mode (bot/server.py); off without a secret."""
+    return {"enabled": settings.zendesk_webhook_secret is not None, "path": "/zendesk/webhook",
+            "port": settings.port, "slack": "socket_mode" if settings.slack_app_token is not None else "http",
+            "poll_seconds": settings.zendesk_poll_seconds}
+
+
+def _webhook_line(hook: dict[str, Any]) -> str:
+    poll = f"the poll every {describe(hook['poll_seconds'])}"
+    if not hook["enabled"]:
+        return (f"Webhooks: off (ZENDESK_WEBHOOK_SECRET is unset); {poll} brings changes, plus Zendesk's "
+                "one-minute export delay.")
+    where = ("beside /slack/events" if hook["slack"] == "http" else
+             "the port `kitebase serve` opens for it in Socket Mode, beside GET /healthz")
+    return (f"Webhooks: POST {hook['path']} on :{hook['port']} ({where}); point Zendesk's webhook at "
+            f"https://YOUR-HOST{hook['path']}. {poll[0].upper()}{poll[1:]} catches what they miss.")
 
 
 def cmd_desk_status(args: argparse.Namespace, settings: Settings) -> int:
@@ -61,6 +88,10 @@ def cmd_desk_status(args: argparse.Namespace, settings: Settings) -> int:
         line += (f"\nZendesk {status['url']}: last sync "
                  + (f"{status['last_sync']} ({describe(max(lag, 1))} ago)" if lag is not None else "never")
                  + f", {status['export_pages']} export page(s) read")
+        help_center = status["help_center"]
+        line += "\n" + (help_center["problem"] or "Help Center: " + (f"last read {help_center['last_sync']}"
+                                                                     if help_center["last_sync"] else "not read yet"))
+        line += "\n" + _webhook_line(status["webhook"])
     writes = status["writes"]
     if writes:
         line += "\nWrites: " + ", ".join(f"{n} {state}" for state, n in sorted(writes.items()))
@@ -74,12 +105,15 @@ def cmd_desk_sync(args: argparse.Namespace, settings: Settings) -> int:
     if settings.desk != "zendesk":
         raise BadInput("The embedded desk has nothing to sync (it is loaded from KITEBASE_DATA_DIR). Set "
                        "KITEBASE_DESK=zendesk and ZENDESK_URL to mirror a Zendesk account.")
-    from bot.desk.zendesk import sync
-    from bot.desk.zendesk.desk import client_for
+    from bot.runs.execution import desk_work, processes
 
     db = open_database(settings)
-    report = sync.sync(client_for(settings), db, since_seconds=settings.zendesk_sync_since_seconds,
-                       full=args.full)
+    report = desk_work.poll(db, settings, full=args.full)  # one pass at a time, whoever runs it
+    if report is None:
+        holder = processes.holder(db, desk_work.SYNC_LOCK) or "another process"
+        print(f"Zendesk sync: {holder} is syncing now, and its pass brings the mirror up to date "
+              "(`kitebase desk status` shows it). Run this again once it is done.", file=sys.stderr)
+        return EXIT_STOPPED
     print(f"Zendesk sync: {report.line()}.")
     return EXIT_OK if report.caught_up else EXIT_STOPPED
 

@@ -1,6 +1,8 @@
 """`kitebase serve`: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP on $PORT with /slack/events and
-/healthz. In the default embedded mode this process also continues runs, runs the timers and delivers the
-outbox to Slack; with KITEBASE_EXECUTION=queue the workers do those and this process only records requests."""
+/healthz. With a Zendesk desk, POST /zendesk/webhook arrives on $PORT too: beside /slack/events in HTTP mode, and
+in Socket Mode (no public URL for Slack) on a port serve opens for it, with /healthz. In the default embedded
+mode this process also continues runs, runs the timers and delivers the outbox to Slack; with
+KITEBASE_EXECUTION=queue the workers do those and this process only records requests."""
 
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from bot.telemetry.slack_requests import traced_wsgi
 
 logger = logging.getLogger(__name__)
 Start = Callable[..., Any]
-MAX_BODY = 1_000_000  # Slack's payloads are far smaller
+MAX_BODY = 1_000_000  # Slack's payloads and Zendesk's webhooks are far smaller
+READ_PIECE = 65536
 
 
 def make_wsgi(app: App, ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
@@ -61,6 +64,21 @@ def make_wsgi(app: App, ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
     return traced_wsgi(wsgi)  # with tracing, a span per Slack request (else `wsgi` itself)
 
 
+def make_desk_wsgi(ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
+    """What Socket Mode's serve answers on $PORT: POST /zendesk/webhook and GET /healthz (Slack's own requests
+    come over the socket, so there is no /slack/events here)."""
+
+    def wsgi(environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") == "/healthz":
+            return _health(ctx.db, start_response)
+        if environ.get("PATH_INFO") == "/zendesk/webhook" and environ.get("REQUEST_METHOD") == "POST":
+            return _zendesk_webhook(ctx, environ, start_response)
+        return _json(start_response, "404 Not Found", {"ok": False, "error": "in Socket Mode this port takes POST "
+                                                       "/zendesk/webhook and GET /healthz; Slack comes over the socket"})
+
+    return wsgi
+
+
 def _zendesk_webhook(ctx: SlackContext, environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
     """Zendesk says tickets changed: signature and timestamp checked (else 401, nothing changes), answered at
     once, the named tickets read through the API in the background (bot/runs/execution/desk_work.py)."""
@@ -76,13 +94,28 @@ def _zendesk_webhook(ctx: SlackContext, environ: dict[str, Any], start_response:
 
 
 def _read(environ: dict[str, Any]) -> bytes | None:
+    """The request's body, or None when it is larger than MAX_BODY. A body without a length (chunked, which
+    waitress turns into a length itself, refusing it past the limit while it reads) is read in pieces and
+    refused once it passes the limit, never read whole."""
     try:
-        length = int(environ.get("CONTENT_LENGTH") or 0)
+        length = int(environ.get("CONTENT_LENGTH") or -1)
     except ValueError:
-        length = 0
+        length = -1
     if length > MAX_BODY:
         return None
-    return environ["wsgi.input"].read(length) if length > 0 else b""
+    if length >= 0:
+        return environ["wsgi.input"].read(length) if length > 0 else b""
+    if not environ.get("wsgi.input_terminated"):
+        return b""  # no length and a stream that may not end: no body (PEP 3333)
+    pieces: list[bytes] = []
+    size = 0
+    while size <= MAX_BODY:
+        piece = environ["wsgi.input"].read(min(READ_PIECE, MAX_BODY + 1 - size))
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        size += len(piece)
+    return None
 
 
 def _json(start_response: Start, status: str, body: dict[str, Any]) -> Iterable[bytes]:
@@ -143,18 +176,48 @@ def _listen(settings: Settings, app: App, ctx: SlackContext) -> int:
     if settings.slack_app_token is not None:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
+        handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
+        if settings.desk == "zendesk":
+            return _socket_mode_with_webhook(settings, handler, ctx)
         print("Kitebase agent connecting over Socket Mode", flush=True)
-        SocketModeHandler(app, settings.slack_app_token.get_secret_value()).start()
+        handler.start()
         return 0
-    from waitress import serve as waitress_serve
+    server = http_server(make_wsgi(app, ctx), port=settings.port, threads=settings.http_threads)
+    print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
+    server.run()
+    return 0
+
+
+def _socket_mode_with_webhook(settings: Settings, handler: Any, ctx: SlackContext) -> int:
+    """Socket Mode needs no public URL for Slack, but Zendesk's webhook needs one: serve opens $PORT for it."""
+    try:
+        server = http_server(make_desk_wsgi(ctx), port=settings.port, threads=2)
+    except OSError as exc:
+        print(f"kitebase serve: PORT {settings.port} is taken ({exc.strerror}). In Socket Mode with "
+              "KITEBASE_DESK=zendesk, serve opens PORT for Zendesk's webhook: set PORT to a free port.",
+              file=sys.stderr)
+        return 2
+    print("Kitebase agent connecting over Socket Mode", flush=True)
+    handler.connect()
+    print(f"Zendesk webhooks: POST /zendesk/webhook on :{settings.port} (and GET /healthz)", flush=True)
+    try:
+        server.run()
+    finally:
+        handler.close()
+    return 0
+
+
+def http_server(wsgi: Callable[..., Iterable[bytes]], *, port: int, threads: int, host: str = "0.0.0.0") -> Any:
+    """waitress serving `wsgi` on host:port (port 0: a free one, see `.effective_port`); `.run()` serves."""
+    from waitress.server import create_server
 
     # waitress warns once per request queued behind its busy threads: in a burst of mentions that is a log line
     # per mention, written by the thread that reads the next requests (and a burst is normal here).
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    print(f"Kitebase agent listening on :{settings.port} (POST /slack/events, GET /healthz)", flush=True)
-    waitress_serve(make_wsgi(app, ctx), host="0.0.0.0", port=settings.port, threads=settings.http_threads,
-                   ident="kitebase")
-    return 0
+    # A body past MAX_BODY is refused (413) while waitress reads it, a chunked one included: waitress would
+    # otherwise buffer up to 1 GB of it before the application sees its length.
+    return create_server(wsgi, host=host, port=port, threads=threads, ident="kitebase",
+                         max_request_body_size=MAX_BODY + 1)
 
 
 class Background:

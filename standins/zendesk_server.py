@@ -58,7 +58,9 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
 * Ticket audits: every update's audit (its Comment and Change events) is kept, and
   ``GET /api/v2/tickets/{id}/audits/{audit_id}`` shows it.
 * Webhooks: :func:`sign_webhook` and :meth:`ZendeskServer.send_webhook` (a trigger-connected webhook's POST,
-  with the ``x-zendesk-*`` headers, ids rendered as strings).
+  with the ``x-zendesk-*`` headers, ids rendered as strings); :meth:`ZendeskServer.event_webhook_payload` (an
+  event webhook's fixed schema: ticket, user and organization events).
+* An account without a Help Center: ``help_center_off(404)`` (or 403) for every Help Center endpoint.
 * Who may see an article (the Help Center's user segments API): an article's ``user_segment_id`` names the segment
   that may view it (``null``: everyone), or on Enterprise ``user_segment_ids`` (any of them). A segment is for
   ``signed_in_users`` or ``staff`` (agents and admins), narrowed by ``tags`` (all), ``or_tags`` (any),
@@ -95,6 +97,7 @@ import traceback
 import unicodedata
 import urllib.error
 import urllib.request
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -485,6 +488,7 @@ class ZendeskServer(LocalHTTPServer):
         self._fail_after: _Fault | None = None
         self._drop_after: _Fault | None = None
         self._failing_paths: dict[str, int] = {}
+        self._help_center_answer: int | None = None
         self.latency = 0.0
         self._held: deque[HeldWrite] = deque()
         self.on_request: Callable[[str, str], None] | None = None
@@ -846,6 +850,12 @@ class ZendeskServer(LocalHTTPServer):
             self._failing_paths.pop(path_prefix, None)
         else:
             self._failing_paths[path_prefix] = status
+    def help_center_off(self, status: int | None = 404) -> None:
+        """An account without a Help Center (404) or one this user may not read (403): every Help Center
+        endpoint answers ``status`` with Zendesk's error body. None: the Help Center answers again."""
+        if status not in (None, 403, 404):
+            raise ValueError("help_center_off takes 403, 404 or None")
+        self._help_center_answer = status
 
     def slow(self, seconds: float) -> None:
         """Add this much latency to every answer (0: none)."""
@@ -856,6 +866,7 @@ class ZendeskServer(LocalHTTPServer):
         self._ratelimit_until = None
         self._fail_before = self._fail_after = self._drop_after = None
         self._failing_paths.clear()
+        self._help_center_answer = None
         self.latency = 0.0
         with self._lock:
             held, self._held = list(self._held), deque()
@@ -873,12 +884,39 @@ class ZendeskServer(LocalHTTPServer):
     # ------------------------------------------------------------------
     # webhooks
     # ------------------------------------------------------------------
+    def event_webhook_payload(self, event_type: str, subject_id: int, *, event: Json | None = None) -> Json:
+        """What an event-subscribed webhook POSTs (developer.zendesk.com, webhooks/event-types): the fixed schema
+        with ``type`` (``zen:event-type:ticket.status_changed``, ``zen:event-type:user.active_changed``,
+        ``zen:event-type:organization.created``...), ``subject`` ``zen:<domain>:<id>`` and the record's
+        properties in ``detail``, its ``id`` a string. Send it with ``send_webhook(..., stringify=False)``."""
+        domain = event_type.rsplit(":", 1)[-1].split(".", 1)[0]
+        with self._lock:
+            if domain == "ticket":
+                rec = self._tickets.get(subject_id) or {}
+                detail = {key: rec.get(key) for key in ("assignee_id", "brand_id", "created_at", "group_id",
+                                                        "organization_id", "priority", "requester_id", "status",
+                                                        "subject", "submitter_id", "tags", "type", "updated_at")}
+                detail["via"] = {"channel": "web"}
+            elif domain == "user":
+                rec = self._users.get(subject_id) or {}
+                detail = {key: rec.get(key) for key in ("created_at", "email", "organization_id", "role",
+                                                        "updated_at")}
+            else:
+                rec = self._orgs.get(subject_id) or {}
+                detail = {key: rec.get(key) for key in ("created_at", "name", "updated_at")}
+        detail = {k: (str(v) if isinstance(v, int) and not isinstance(v, bool) else v) for k, v in detail.items()}
+        detail["id"] = str(subject_id)
+        return {"type": event_type, "account_id": self.account_id, "id": str(uuid.uuid4()),
+                "time": iso(self.clock()), "zendesk_event_version": "2022-11-06",
+                "subject": f"zen:{domain}:{subject_id}", "detail": detail, "event": event or {}}
+
     def send_webhook(self, target_url: str, payload: Json, secret: str, *, timestamp: str | None = None,
-                     invocation_id: str | None = None, bad_signature: bool = False,
+                     invocation_id: str | None = None, bad_signature: bool = False, stringify: bool = True,
                      timeout: float = 10.0) -> tuple[int, bytes]:
-        """POST ``payload`` to ``target_url`` as a trigger-connected webhook does (numbers rendered as strings),
-        signed with ``secret``; answer (status, body). ``bad_signature`` signs with another secret."""
-        body = json.dumps(_stringify(payload)).encode("utf-8")
+        """POST ``payload`` to ``target_url`` as a trigger-connected webhook does (numbers rendered as strings;
+        ``stringify=False`` for an event webhook's fixed schema), signed with ``secret``; answer (status, body).
+        ``bad_signature`` signs with another secret."""
+        body = json.dumps(_stringify(payload) if stringify else payload).encode("utf-8")
         stamp = timestamp or iso(self.clock())
         signature = sign_webhook(secret + "-wrong" if bad_signature else secret, body, stamp)
         invocation = invocation_id or str(secrets.randbelow(10**15))
@@ -1002,6 +1040,10 @@ class ZendeskServer(LocalHTTPServer):
             raise ZendeskError(failing, error, headers={"Retry-After": "1"} if failing == 503 else None)
         if route is None:
             raise ZendeskError(404, "InvalidEndpoint", "Not found")
+        if budget == "help_center" and self._help_center_answer == 404:
+            raise ZendeskError(404, "RecordNotFound", "Not found")
+        if budget == "help_center" and self._help_center_answer == 403:
+            raise ZendeskError(403, "Forbidden", FORBIDDEN_DESCRIPTION)
         return route.handler(_Request(method, path, query, headers, raw, body, user, entry), *groups)
 
     def _route(self, method: str, path: str) -> tuple[_Route | None, tuple[str, ...]]:

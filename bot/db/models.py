@@ -376,15 +376,16 @@ class ModelBudget(SQLModel, table=True):
 
 class DeskSync(SQLModel, table=True):
     """How far the mirror of a real desk has got: the Incremental Ticket Export's cursor, stored with the page
-    it led to (bot/desk/zendesk/sync.py)."""
+    it led to (bot/desk/zendesk/sync.py), and the Help Center's last read (name `help`)."""
 
     __tablename__ = "desk_sync"
 
-    name: str = Field(primary_key=True, max_length=32)  # tickets
+    name: str = Field(primary_key=True, max_length=32)  # tickets | help
     cursor: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     synced_at: datetime | None = None
     pages: int = 0
     tickets: int = 0
+    problem: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # why the last pass failed
 
 
 class DeskWrite(SQLModel, table=True):

@@ -9,8 +9,9 @@ from bot.desk.base import DeskError
 
 KITE_ID = re.compile(r"\bKITE[-\s]?(\d{1,6})\b", re.IGNORECASE)
 # A Zendesk ticket number: after '#', in an agent or API URL, after 'ticket', or a bare number of 3+ digits (so
-# "the 3 customers" or "2 days" is not taken for a ticket).
-ZENDESK_ID = re.compile(r"(?:/tickets/|#|\bticket\s+#?|(?<![\w.,/-]))(\d{1,12})\b(?![.,]\d)", re.IGNORECASE)
+# "the 3 customers" or "2 days" is not taken for a ticket). A number right after ':' is not bare: it is a URL's
+# port (https://host:8443/agent/tickets/4821 names 4821) or a time's minutes.
+ZENDESK_ID = re.compile(r"(?:/tickets/|#|\bticket\s*[:#]?\s*|(?<![\w.,/:-]))(\d{1,12})\b(?![.,]\d)", re.IGNORECASE)
 _WHOLE_ZENDESK = re.compile(r"\s*(?:#|ticket\s+#?|.*/agent/tickets/|.*/api/v2/tickets/)?(\d{1,12})(?:\.json)?\s*",
                             re.IGNORECASE)
 EXAMPLE = {"embedded": "KITE-142", "zendesk": "4821"}

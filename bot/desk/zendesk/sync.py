@@ -3,9 +3,15 @@ comments per ticket, requesters and organizations sideloaded (and whoever the si
 people.py), and the Help Center's published articles.
 
 The export's cursor is stored in the same transaction as the page it led to, so a sync killed at any point
-resumes at the first page it had not finished, and fetches no finished page again. The export leaves out the
+resumes at the first page it had not finished, and fetches no finished page again. That write is conditional on
+the cursor the page was read from (and on the caller's fence, the sync's lock: bot/runs/execution/desk_work.py),
+so a pass that another overtook writes nothing and the stored cursor never moves back. The export leaves out the
 last minute's changes (Zendesk's rule), so a poll alone is always at least a minute behind: webhooks
-(`POST /zendesk/webhook`) fetch the tickets they name at once, through `refresh_tickets`."""
+(`POST /zendesk/webhook`) fetch the tickets they name at once, through `refresh_tickets`.
+
+Neither a Help Center that cannot be read (an account without one answers 404; a user without a Guide role, 403)
+nor a ticket deleted between the export and the read of its comments stops the tickets: the first is a sentence
+in `kitebase desk status`, the second leaves the mirror and the page goes on."""
 
 from __future__ import annotations
 
@@ -18,18 +24,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session
+from sqlalchemy import update
+from sqlmodel import Session, col
 
 from bot import search
 from bot.db.engine import Database
-from bot.db.models import DeskSync, HelpSection, utcnow
-from bot.desk.base import NoSuchTicket
+from bot.db.models import DeskSync, HelpSection, table_of, utcnow
+from bot.db.statements import changed, insert_ignore
+from bot.desk.base import DeskError, NoSuchTicket
 from bot.desk.zendesk import mirror, people
-from bot.desk.zendesk.client import Forbidden, RateLimited, ZendeskClient
+from bot.desk.zendesk.client import AuthFailed, Forbidden, RateLimited, ZendeskClient
 
 logger = logging.getLogger(__name__)
 EXPORT = "/api/v2/incremental/tickets/cursor.json"
 TICKETS = "tickets"
+HELP = "help"
+Fence = Callable[[Session], bool]  # in a page's transaction: True while this pass may still write
 COMMENT_THREADS = 4  # comments are one request per ticket: a few at once
 
 
@@ -40,11 +50,19 @@ class SyncReport:
     deleted: int = 0
     sections: int = 0
     caught_up: bool = False
+    superseded: bool = False  # another pass took over (the lock, or the cursor moved): this one wrote no more
+    help_problem: str | None = None
 
     def line(self) -> str:
-        state = "caught up" if self.caught_up else "stopped before the end"
+        state = ("caught up" if self.caught_up else "another process took the sync over" if self.superseded
+                 else "stopped before the end")
         return (f"{self.pages} export page(s), {self.tickets} ticket(s) mirrored, {self.deleted} removed, "
-                f"{self.sections} help section change(s); {state}")
+                f"{self.sections} help section change(s); {state}"
+                + (f". {self.help_problem.rstrip('.')}" if self.help_problem else ""))
+
+
+class Superseded(Exception):
+    """A page's write refused: the pass no longer holds the sync's lock, or the stored cursor moved."""
 
 
 def state(db: Database, name: str = TICKETS) -> DeskSync | None:
@@ -56,15 +74,17 @@ def state(db: Database, name: str = TICKETS) -> DeskSync | None:
 
 
 def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: bool = False, per_page: int = 1000,
-         stop: threading.Event | None = None, sleep: Callable[[float], None] = time.sleep) -> SyncReport:
+         stop: threading.Event | None = None, sleep: Callable[[float], None] = time.sleep,
+         fence: Fence | None = None) -> SyncReport:
     """One pass: the help center, then the ticket export from the stored cursor (or from `since_seconds` ago)
-    until the end of the stream."""
+    until the end of the stream. `fence` is asked in each page's transaction (the caller's lock)."""
     report = SyncReport()
-    report.sections = _with_retries(lambda: sync_help(client, db), stop, sleep)
-    stored = None if full else state(db)
+    report.sections, report.help_problem = _help(client, db, stop, sleep)
+    stored = state(db)
+    expected = stored.cursor if stored is not None else None  # what each page's cursor write replaces
     params: dict[str, Any] = {"per_page": per_page, "include": "users,organizations"}
-    if stored is not None and stored.cursor:
-        params["cursor"] = stored.cursor
+    if expected and not full:
+        params["cursor"] = expected
     else:
         params["start_time"] = int(time.time() - since_seconds)
     while stop is None or not stop.is_set():
@@ -75,18 +95,28 @@ def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: boo
         users = {u["id"]: u for u in body.get("users") or []}
         orgs = {o["id"]: o for o in body.get("organizations") or []}
         live = [t for t in tickets if t.get("status") != "deleted"]
-        comments = _comments(client, [t["id"] for t in live], users, stop, sleep)
-        _with_retries(functools.partial(people.complete, client, live, comments.values(), users, orgs), stop, sleep)
+        comments, gone = _comments(client, [t["id"] for t in live], users, stop, sleep)
+        _with_retries(functools.partial(people.complete, client, [t for t in live if t["id"] not in gone],
+                                        comments.values(), users, orgs), stop, sleep)
         cursor = body.get("after_cursor") or params.get("cursor")
-        with db.session() as session:
-            for ticket in tickets:
-                if ticket.get("status") == "deleted":
-                    report.deleted += mirror.remove_ticket(session, str(ticket["id"]))
-            mirrored = mirror.upsert_tickets(session, [(t, comments[t["id"]]) for t in live if t["id"] in comments],
-                                             users, orgs)
-            search.index_tickets(session, mirrored)  # the page's analysis, stored with it
-            report.tickets += len(mirrored)
-            _save(session, cursor, len(tickets))
+        try:
+            with db.session() as session:
+                if fence is not None and not fence(session):
+                    raise Superseded("this pass no longer holds the sync's lock")
+                if not save_cursor(session, expected=expected, cursor=cursor, tickets=len(tickets)):
+                    raise Superseded("the stored cursor moved since this pass read it")
+                for ticket in tickets:
+                    if ticket.get("status") == "deleted" or ticket["id"] in gone:
+                        report.deleted += mirror.remove_ticket(session, str(ticket["id"]))
+                mirrored = mirror.upsert_tickets(session, [(t, comments[t["id"]]) for t in live
+                                                           if t["id"] in comments], users, orgs)
+                search.index_tickets(session, mirrored)  # the page's analysis, stored with it
+                report.tickets += len(mirrored)
+        except Superseded as exc:
+            logger.warning("zendesk sync: page not written, %s; another pass has it", exc)
+            report.superseded = True
+            return report
+        expected = cursor
         report.pages += 1
         if body.get("end_of_stream") or not body.get("after_cursor"):
             report.caught_up = True
@@ -133,6 +163,36 @@ def fetch_comments(client: ZendeskClient, ticket_id: int | str, users: dict[int,
         params = {**params, "page[after]": meta["after_cursor"]}
 
 
+def _help(client: ZendeskClient, db: Database, stop: threading.Event | None,
+          sleep: Callable[[float], None]) -> tuple[int, str | None]:
+    """The Help Center's pass: (sections changed, None), or (0, the sentence that says why it could not be
+    read), recorded for `kitebase desk status`. A refused token is not the Help Center's problem: it raises."""
+    try:
+        return _with_retries(lambda: sync_help(client, db), stop, sleep) or 0, None
+    except AuthFailed:
+        raise
+    except DeskError as exc:
+        problem = help_problem(exc)
+        logger.warning("zendesk sync: %s", problem)
+        with db.session() as session:
+            row = session.get(DeskSync, HELP) or DeskSync(name=HELP)
+            row.problem = problem
+            session.add(row)
+        return 0, problem
+
+
+def help_problem(exc: DeskError) -> str:
+    """What a Help Center that cannot be read means, in a sentence that says what to do."""
+    after = "The tickets sync on; search_help has no Zendesk articles until the Help Center can be read."
+    if isinstance(exc, NoSuchTicket):
+        return ("The Help Center answered 404: this Zendesk account has no Help Center (or it is not activated). "
+                + after)
+    if isinstance(exc, Forbidden):
+        return ("The Help Center answered 403: ZENDESK_EMAIL's user may not read its articles (give it a Guide "
+                "role). " + after)
+    return f"The Help Center could not be read: {exc} {after}"
+
+
 def sync_help(client: ZendeskClient, db: Database) -> int:
     """The published articles as sections (drafts never enter the index); the number of sections changed."""
     sections: list[HelpSection] = []
@@ -145,20 +205,28 @@ def sync_help(client: ZendeskClient, db: Database) -> int:
             taken.add(slug)
             sections.extend(mirror.article_sections(article, slug))
     with db.session() as session:
+        row = session.get(DeskSync, HELP) or DeskSync(name=HELP)
+        row.synced_at, row.problem = utcnow(), None
+        session.add(row)
         return mirror.replace_help(session, sections)
 
 
 def _comments(client: ZendeskClient, ids: list[int], users: dict[int, dict[str, Any]],
-              stop: threading.Event | None, sleep: Callable[[float], None]) -> dict[int, list[dict[str, Any]]]:
+              stop: threading.Event | None, sleep: Callable[[float], None]
+              ) -> tuple[dict[int, list[dict[str, Any]]], set[int]]:
+    """Each ticket's comments, and the tickets gone meanwhile (404: deleted since the export; 403: out of this
+    user's reach): those leave the mirror, the others' page goes on."""
     found: dict[int, list[dict[str, Any]]] = {}
+    gone: set[int] = set()
     if not ids:
-        return found
+        return found, gone
 
     def one(ticket_id: int) -> None:
         seen: dict[int, dict[str, Any]] = {}
         try:
             comments = _with_retries(lambda: fetch_comments(client, ticket_id, seen), stop, sleep)
-        except NoSuchTicket:  # deleted between the export and now: the next export says so
+        except (NoSuchTicket, Forbidden):  # deleted between the export and now: the next export says so too
+            gone.add(ticket_id)
             return
         if comments is not None:
             found[ticket_id] = comments
@@ -166,10 +234,10 @@ def _comments(client: ZendeskClient, ids: list[int], users: dict[int, dict[str, 
 
     with ThreadPoolExecutor(COMMENT_THREADS, thread_name_prefix="zendesk-comments") as pool:
         list(pool.map(one, ids))
-    missing = [i for i in ids if i not in found]
+    missing = [i for i in ids if i not in found and i not in gone]
     if missing and (stop is None or not stop.is_set()):
         raise RuntimeError(f"comments of {len(missing)} ticket(s) could not be read")
-    return found
+    return found, gone
 
 
 def _newest(tickets: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -182,13 +250,14 @@ def _newest(tickets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(newest.values())
 
 
-def _save(session: Session, cursor: str | None, count: int) -> None:
-    row = session.get(DeskSync, TICKETS) or DeskSync(name=TICKETS)
-    row.cursor = cursor
-    row.synced_at = utcnow()
-    row.pages = (row.pages or 0) + 1
-    row.tickets = (row.tickets or 0) + count
-    session.add(row)
+def save_cursor(session: Session, *, expected: str | None, cursor: str | None, tickets: int) -> bool:
+    """Store the export's cursor, only if the stored one is still `expected` (the cursor the page was read
+    from): one atomic UPDATE, so two passes can never move it back. False when it moved meanwhile."""
+    insert_ignore(session, table_of(DeskSync), {"name": TICKETS, "pages": 0, "tickets": 0}, conflict=("name",))
+    return changed(session.execute(
+        update(DeskSync).where(col(DeskSync.name) == TICKETS, col(DeskSync.cursor).is_not_distinct_from(expected))
+        .values(cursor=cursor, synced_at=utcnow(), pages=col(DeskSync.pages) + 1,
+                tickets=col(DeskSync.tickets) + tickets))) == 1
 
 
 def _with_retries(call: Callable[[], Any], stop: threading.Event | None, sleep: Callable[[float], None],

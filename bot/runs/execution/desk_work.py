@@ -1,9 +1,12 @@
-"""A real desk's background work in a process: its sender of writes, its periodic sync, and what a refused
-write becomes (an escalation that says what to fix, with the approved text kept)."""
+"""A real desk's background work in a process: its sender of writes, its periodic sync (one pass at a time
+across processes), its webhook, and what a refused write becomes (an escalation that says what to fix, with the
+approved text kept)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -13,10 +16,14 @@ from bot import outbox
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Delivery, DeskWrite, Run, utcnow
+from bot.runs import owner_name
+from bot.runs.execution import processes
 from bot.runs.lifecycle.checkpoint import open_escalation
 from bot.vocabulary import StopKind
 
 logger = logging.getLogger(__name__)
+SYNC_LOCK = "zendesk-sync"  # one pass of the Zendesk sync at a time, across processes
+LEASE_SECONDS = 60.0  # renewed every 15 s while a pass runs; a dead process's lapses within a minute
 
 
 def start_sender(db: Database, settings: Settings) -> Any:
@@ -31,13 +38,60 @@ def start_sender(db: Database, settings: Settings) -> Any:
     return sender.start()
 
 
-def poll(db: Database, settings: Settings) -> None:
-    """One incremental pass of the Zendesk sync (the timer's job; webhooks are faster, this catches misses)."""
+def poll(db: Database, settings: Settings, *, owner: str | None = None, client: Any = None,
+         per_page: int = 1000, full: bool = False) -> Any:
+    """One pass of the Zendesk sync (the timer's job and `kitebase desk sync`; webhooks are faster, this catches
+    misses), by one process at a time: the pass holds the named lock `zendesk-sync`, renews it while it runs,
+    and writes each page only while the lock is still its own. None when another process holds it."""
     from bot.desk.zendesk import sync
     from bot.desk.zendesk.desk import client_for
 
-    report = sync.sync(client_for(settings), db, since_seconds=settings.zendesk_sync_since_seconds)
+    owner = owner or owner_name()
+    if not processes.hold(db, SYNC_LOCK, owner, LEASE_SECONDS, settings.process_stale_seconds):
+        logger.info("zendesk poll: %s is syncing; this pass is left to it", processes.holder(db, SYNC_LOCK))
+        return None
+    lease = _Lease(db, owner).start()
+    try:
+        report = sync.sync(client or client_for(settings), db, since_seconds=settings.zendesk_sync_since_seconds,
+                           full=full, per_page=per_page, stop=lease.lost,
+                           fence=lambda session: processes.renew(session, SYNC_LOCK, owner, LEASE_SECONDS))
+    finally:
+        lease.stop()
+        processes.release(db, SYNC_LOCK, owner)
+    report.superseded = report.superseded or lease.lost.is_set()
     logger.info("zendesk poll: %s", report.line())
+    return report
+
+
+class _Lease:
+    """Renews a sync's lock while the pass runs (a page of a thousand tickets' comments takes minutes at a
+    plan's rate limit); sets `lost` when the lock is no longer ours, and the pass stops at its next page."""
+
+    def __init__(self, db: Database, owner: str) -> None:
+        self.db, self.owner = db, owner
+        self.lost, self._done = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._renew, name="zendesk-sync-lease", daemon=True)
+
+    def start(self) -> _Lease:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join(timeout=10)
+
+    def _renew(self) -> None:
+        while not self._done.wait(LEASE_SECONDS / 4):
+            try:
+                with self.db.session() as session:
+                    if processes.renew(session, SYNC_LOCK, self.owner, LEASE_SECONDS):
+                        continue
+                logger.warning("zendesk sync: the lock went to %s; this pass stops",
+                               processes.holder(self.db, SYNC_LOCK))
+                self.lost.set()
+                return
+            except Exception:
+                logger.exception("zendesk sync: could not renew the lock (tried again shortly)")
 
 
 def write_failed(db: Database, settings: Settings, write: DeskWrite, why: str) -> None:
@@ -77,9 +131,20 @@ def webhook(db: Database, settings: Settings, headers: dict[str, str], body: byt
     invocation = headers.get("x-zendesk-webhook-invocation-id")
     if invocation and not _first_delivery(db, f"zendesk:{invocation}"):
         return "200 OK", {"ok": True, "duplicate": True}
-    if ids:
-        _fetches.submit(_refresh, db, settings, ids)
+    if not ids:  # a user's or an organization's event, or a body that names no ticket: acknowledged, ignored
+        logger.info("zendesk webhook: names no ticket (%s); ignored", _kind(body))
+        return "200 OK", {"ok": True, "tickets": [], "ignored": True}
+    _fetches.submit(_refresh, db, settings, ids)
     return "202 Accepted", {"ok": True, "tickets": ids}
+
+
+def _kind(body: bytes) -> str:
+    try:
+        payload = json.loads(body or b"null")
+    except ValueError:
+        return "not JSON"
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    return str(kind)[:80] if kind else "a trigger body without ticket_id"
 
 
 def _first_delivery(db: Database, key: str) -> bool:

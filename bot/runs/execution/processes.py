@@ -2,7 +2,8 @@
 died is taken over in seconds instead of waiting for its lease to expire. Leases stay the guard against two
 owners; a process presumed dead that is in fact alive loses the run at its next checkpoint.
 
-Also named locks: a lease on a job only one process should do at a time (delivering the outbox)."""
+Also named locks: a lease on a job only one process should do at a time (delivering the outbox, the Zendesk
+sync), renewed while the job runs and checked, as a fence, in the transactions the job writes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import logging
 import os
 import socket
 import threading
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import or_, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -83,6 +84,11 @@ def dead_owners(session: Session, now: datetime, stale_seconds: float) -> set[st
     return dead
 
 
+def _gone_from_this_host(owner: str) -> bool:
+    host, _, pid = owner.rpartition(":")
+    return host == socket.gethostname() and pid.isdigit() and not _pid_alive(int(pid))
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -107,11 +113,34 @@ def hold(db: Database, name: str, owner: str, seconds: float, stale_seconds: flo
     with db.session() as session:
         _insert_ignore(session, NamedLock, name=name)
         dead = dead_owners(session, now, stale_seconds)
+        current = session.get(NamedLock, name)
+        if current is not None and current.owner and _gone_from_this_host(current.owner):
+            dead.add(current.owner)  # a process without a heartbeat (`kitebase desk sync`) killed here
         return changed(session.execute(
             update(NamedLock).where(col(NamedLock.name) == name)
             .where(or_(col(NamedLock.owner).is_(None), col(NamedLock.owner) == owner,
                        col(NamedLock.expires_at) < now, col(NamedLock.owner).in_(dead or {""})))
             .values(owner=owner, expires_at=now + timedelta(seconds=seconds)))) == 1
+
+
+def renew(session: Session, name: str, owner: str, seconds: float) -> bool:
+    """Extend `owner`'s hold on `name` for `seconds`, in the caller's transaction (a fence: what it writes
+    commits only while the lock is still theirs). False when it is not: it lapsed, or another took it."""
+    now = utcnow()
+    return changed(session.execute(
+        update(NamedLock).where(col(NamedLock.name) == name, col(NamedLock.owner) == owner,
+                                col(NamedLock.expires_at) >= now)
+        .values(expires_at=now + timedelta(seconds=seconds)))) == 1
+
+
+def holder(db: Database, name: str) -> str | None:
+    """Who holds the lock `name` now (None: nobody, or a lease that ran out)."""
+    with db.session() as session:
+        row = session.get(NamedLock, name)
+        if row is None or row.owner is None or row.expires_at is None:
+            return None
+        expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(tzinfo=UTC)
+        return row.owner if expires >= utcnow() else None
 
 
 def release(db: Database, name: str, owner: str) -> None:

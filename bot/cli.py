@@ -7,7 +7,6 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -271,7 +270,7 @@ def cmd_sweep(args: argparse.Namespace, settings: Settings) -> int:
     """Every timer once, now (expiry, recovery of dead processes' runs, stuck runs, App Home, the digest).
     Runs it continues are continued here (embedded) or queued for the workers (queue mode); what Slack must
     show is written to the outbox, delivered by whichever process sends."""
-    from bot.runs.execution.sweeps import sweep_all
+    from bot.runs.execution.sweeps import database_now, sweep_all
     from bot.runs.lifecycle.service import RunService
 
     service = RunService(open_database(settings), settings)
@@ -281,7 +280,7 @@ def cmd_sweep(args: argparse.Namespace, settings: Settings) -> int:
         dispatch: Any = QueueDispatcher(settings)
     else:
         dispatch = lambda run_id: service.resume(run_id)  # noqa: E731
-    report = sweep_all(service, datetime.now(UTC), dispatch)
+    report = sweep_all(service, database_now(service.db), dispatch)
     if args.json:
         print(json.dumps(report.__dict__))
     else:

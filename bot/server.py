@@ -12,7 +12,6 @@ import logging
 import signal
 import sys
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 from slack_bolt import App
@@ -236,14 +235,14 @@ class Background:
 
     def start(self) -> None:
         from bot.runs.execution.desk_work import start_sender
-        from bot.runs.execution.sweeps import recover
+        from bot.runs.execution.sweeps import database_now, recover
 
         self.sender.start()
         self.desk_sender = start_sender(self.ctx.db, self.ctx.settings)
         self.scheduler.start()
         for approver in sorted(a for a in self.ctx.settings.approvers if a.startswith(("U", "W"))):
             self.ctx.service.home_opened(approver)  # their App Home shows the drafts waiting for them
-        recover(self.ctx.service, datetime.now(UTC), self.ctx.dispatch, at_start=True)
+        recover(self.ctx.service, database_now(self.ctx.db), self.ctx.dispatch, at_start=True)
 
     def stop(self) -> None:
         self.scheduler.shutdown(wait=False)

@@ -12,12 +12,11 @@ import procrastinate
 
 from bot import heap
 from bot.config import Settings
-from bot.db.models import utcnow
 from bot.db.open import open_database
 from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.dispatch import Continuations
 from bot.runs.execution.processes import Liveness
-from bot.runs.execution.sweeps import recover
+from bot.runs.execution.sweeps import database_now, recover
 from bot.runs.execution.timers import build_scheduler
 from bot.runs.execution.workqueue import QUEUE, QueueDispatcher, build_worker_app, ensure_schema
 from bot.runs.lifecycle.service import RunService
@@ -68,7 +67,7 @@ def run_worker(settings: Settings) -> int:
     dispatcher.start_threads()
     # Like a restarted serve: what a dead process left (this worker's predecessor on this host, say) is
     # dispatched now, not at the timer's first pass.
-    recover(service, utcnow(), dispatcher, at_start=True)
+    recover(service, database_now(service.db), dispatcher, at_start=True)
     app = build_worker_app(settings, continue_run)
     if warming is not None:
         warming.join(timeout=60)  # ready means a run's first search costs what its hundredth does

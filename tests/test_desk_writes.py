@@ -17,7 +17,7 @@ import pytest
 from sqlmodel import select
 
 from bot.config import Settings
-from bot.db.clock import database_now
+from bot.db.clock import read_now
 from bot.db.engine import Database, create_schema
 from bot.db.models import DeskWrite
 from bot.desk import open_desk
@@ -59,7 +59,7 @@ def make_due(db: Database) -> None:
     """A write waiting for its backoff is due now (the backoff is not what these tests are about)."""
     with db.session() as session:
         for row in session.exec(select(DeskWrite).where(DeskWrite.status.in_(("pending", "unknown")))).all():  # type: ignore[attr-defined]
-            row.next_attempt_at = database_now(session)
+            row.next_attempt_at = read_now(session)
             session.add(row)
 
 

@@ -17,10 +17,12 @@ GOAL = "handle KITE-142"
 
 
 class Clock:
+    """One controlled time for the database's clock and the process's (the budget reads both)."""
+
     def __init__(self) -> None:
         self.now = 1_800_000_000.0
 
-    def __call__(self) -> float:
+    def __call__(self, session=None) -> float:
         return self.now
 
 
@@ -42,7 +44,7 @@ def test_the_rate_comes_from_the_reset_time_or_is_the_limit_per_minute():
 
 def test_two_processes_share_one_budget(db):
     clock = Clock()
-    serve, worker = (SharedModelBudget(db, "org-a", clock=clock) for _ in range(2))
+    serve, worker = (SharedModelBudget(db, "org-a", clock=clock, db_clock=clock) for _ in range(2))
     assert serve.reserve(input_tokens=2000, output_tokens=1000) == 0, "unknown budget: the call goes"
 
     serve.observe(headers(clock.now, limit=60, remaining=2, seconds_to_full=58))  # 1 request a second
@@ -64,7 +66,7 @@ def test_two_processes_share_one_budget(db):
 
 def test_a_429_pauses_every_process_and_token_limits_count(db):
     clock = Clock()
-    serve, worker = (SharedModelBudget(db, "org-b", clock=clock) for _ in range(2))
+    serve, worker = (SharedModelBudget(db, "org-b", clock=clock, db_clock=clock) for _ in range(2))
     serve.pause(7.5)
     assert worker.reserve(input_tokens=1, output_tokens=1) == pytest.approx(7.5)
     clock.now += 8
@@ -137,12 +139,12 @@ def test_concurrent_reservations_never_take_more_than_is_left(db):
     import threading
 
     clock = Clock()
-    SharedModelBudget(db, "org-c", clock=clock).observe(
+    SharedModelBudget(db, "org-c", clock=clock, db_clock=clock).observe(
         headers(clock.now, limit=1000, remaining=10, seconds_to_full=10_000))  # hardly refills meanwhile
     granted, lock = [], threading.Lock()
 
     def process() -> None:
-        budget = SharedModelBudget(db, "org-c", clock=clock)
+        budget = SharedModelBudget(db, "org-c", clock=clock, db_clock=clock)
         for _ in range(5):
             if budget.reserve(input_tokens=1, output_tokens=1) == 0:
                 with lock:
@@ -167,7 +169,7 @@ def test_many_short_waits_add_up_to_one_line_in_the_thread(db, settings, monkeyp
 
 def test_waiting_calls_get_their_turn_in_the_order_they_first_asked(db):
     clock = Clock()
-    serve, worker = (SharedModelBudget(db, "org-d", clock=clock) for _ in range(2))
+    serve, worker = (SharedModelBudget(db, "org-d", clock=clock, db_clock=clock) for _ in range(2))
     serve.observe(headers(clock.now, limit=60, remaining=0, seconds_to_full=60))  # empty, one a second
     assert serve.reserve(input_tokens=1, output_tokens=1, waiter="early") == pytest.approx(1.0)
     clock.now += 0.5
@@ -183,7 +185,7 @@ def test_waiting_calls_get_their_turn_in_the_order_they_first_asked(db):
 
 def test_a_waiter_that_stops_asking_leaves_the_queue(db):
     clock = Clock()
-    budget = SharedModelBudget(db, "org-e", clock=clock)
+    budget = SharedModelBudget(db, "org-e", clock=clock, db_clock=clock)
     budget.observe(headers(clock.now, limit=60, remaining=0, seconds_to_full=60))
     budget.reserve(input_tokens=1, output_tokens=1, waiter="dead")  # its process dies now
     clock.now += 1.5

@@ -14,6 +14,10 @@ smaller of the two (the headers do not know of calls other processes have reserv
 
 Before the first answer the budget is unknown, and calls go as they come; a 429 then pauses every process
 for its retry-after. Retries of 429 and 529 stay in model.py, for what the budget could not foresee.
+
+One clock (DESIGN.md convention 16): the row's times (`as_of`, `paused_until`, the waiters' asks) are the
+database's, read under the row's lock, so hosts whose clocks differ share one budget fairly; the API's reset
+times are measured against the API's own clock (bot/agent/api_clock.py), never ours.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from typing import Any
 
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import col
+from sqlmodel import Session, col
 
+from bot.agent.api_clock import ApiClock
+from bot.db import clock as db_time
 from bot.db.engine import Database
 from bot.db.models import ModelBudget as Row
 
@@ -44,8 +50,9 @@ def budget_key(api_key: str, base_url: str | None, model: str) -> str:
     return hashlib.sha256(f"{api_key}\n{base_url or ''}\n{model}".encode()).hexdigest()[:40]
 
 
-def parse_limits(headers: Mapping[str, str], now: float) -> dict[str, dict[str, float]]:
-    """{dimension: {limit, remaining, rate}} from an answer's headers (the dimensions it reports)."""
+def parse_limits(headers: Mapping[str, str], now: float | None) -> dict[str, dict[str, float]]:
+    """{dimension: {limit, remaining, rate}} from an answer's headers (the dimensions it reports). `now` is the
+    API's time (by its clock, None while unknown): the reset times are compared with it, never with ours."""
     found: dict[str, dict[str, float]] = {}
     for name in DIMENSIONS:
         try:
@@ -60,7 +67,7 @@ def parse_limits(headers: Mapping[str, str], now: float) -> dict[str, dict[str, 
         deficit = limit - remaining
         # The bucket refills continuously: full again at `reset`. With a deficit large enough to measure, that
         # gives the rate (the API's is limit per minute; a stand-in may run a faster clock).
-        if reset is not None and reset > now and deficit >= max(2.0, limit / 10):
+        if reset is not None and now is not None and reset > now and deficit >= max(2.0, limit / 10):
             rate = deficit / (reset - now)
         found[name] = {"limit": limit, "remaining": max(0.0, remaining), "rate": rate}
     return found
@@ -76,10 +83,14 @@ def _epoch(value: str | None) -> float | None:
 
 
 class SharedModelBudget:
-    """The budget row of one API key and model, read and written in short locked transactions."""
+    """The budget row of one API key and model, read and written in short locked transactions. Its times are
+    the database's (`db_clock`, read in the transaction that holds the row); `clock` is this process's, only to
+    read the API's clock from its answers (tests give both)."""
 
-    def __init__(self, db: Database, key: str, clock: Callable[[], float] = time.time):
-        self.db, self.key, self.clock = db, key, clock
+    def __init__(self, db: Database, key: str, clock: Callable[[], float] = time.time,
+                 db_clock: Callable[[Session], float] = db_time.read_epoch):
+        self.db, self.key, self.db_clock = db, key, db_clock
+        self.api_clock = ApiClock(clock)
         self._exists = False
 
     def reserve(self, *, input_tokens: int, output_tokens: int, waiter: str | None = None) -> float:
@@ -119,10 +130,12 @@ class SharedModelBudget:
             if waiter in queue:
                 row.waiters = {w: entry for w, entry in queue.items() if w != waiter}
 
-    def observe(self, headers: Mapping[str, str]) -> None:
-        """An answer's headers: what the API says is left, kept where every process sees it."""
-        now = self.clock()
-        reported = parse_limits(headers, now)
+    def observe(self, headers: Mapping[str, str], *, sent_at: float | None = None,
+                received_at: float | None = None) -> None:
+        """An answer's headers: what the API says is left, kept where every process sees it. `sent_at` and
+        `received_at` (this process's clock) bound when the API answered, for reading its clock."""
+        api_now = self.api_clock.observe(headers, sent_at=sent_at, received_at=received_at)
+        reported = parse_limits(headers, api_now)
         if not reported:
             return
         with self._locked() as (row, now):
@@ -155,7 +168,8 @@ class SharedModelBudget:
         try:
             with self.db.session() as session:
                 if session.get(Row, self.key) is None:
-                    session.add(Row(key=self.key, dimensions={}, waiters={}, as_of=self.clock(), paused_until=0.0))
+                    session.add(Row(key=self.key, dimensions={}, waiters={}, as_of=self.db_clock(session),
+                                    paused_until=0.0))
         except IntegrityError:  # another process made it first
             pass
         self._exists = True
@@ -172,10 +186,11 @@ class _Locked:
         session = self._session.__enter__()
         session.connection().execute(update(Row).where(col(Row.key) == self.budget.key).values(key=Row.key))
         row = session.get(Row, self.budget.key, populate_existing=True)
+        now = self.budget.db_clock(session)  # after the lock: no holder before us wrote a later time
         if row is None:  # deleted meanwhile: start it again
-            row = Row(key=self.budget.key, dimensions={}, waiters={}, as_of=self.budget.clock(), paused_until=0.0)
+            row = Row(key=self.budget.key, dimensions={}, waiters={}, as_of=now, paused_until=0.0)
             session.add(row)
-        return row, self.budget.clock()
+        return row, now
 
     def __exit__(self, *exc: Any) -> bool | None:
         return self._session.__exit__(*exc)

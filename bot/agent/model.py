@@ -8,6 +8,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.agent.errors import DeadlineReached, ModelCallFailed
@@ -133,14 +134,14 @@ class AnthropicModel:
             if left <= 0:
                 raise DeadlineReached("the run's deadline came during a model call")
             options = {} if model in self._plain or self._options is None else self._options(model)
-            started = time.monotonic()
+            started, sent = time.monotonic(), time.time()  # `sent`: for reading the API's clock (api_clock.py)
             try:
                 # The history is JSON kept verbatim (checked by history.check before every call); the SDK types
                 # its parameters as TypedDict unions that plain dicts cannot be shown to match.
                 raw = self._client.messages.with_raw_response.create(model=model, **request, **options,
                                                                      timeout=left)
             except anthropic.APIStatusError as exc:
-                _share(budget.observe if budget else None, exc.response.headers)
+                _share(_observer(budget, sent), exc.response.headers)
                 if exc.status_code == 401:
                     raise ModelCallFailed("The Anthropic API rejected the API key (401). Check ANTHROPIC_API_KEY.") from None
                 if exc.status_code == 400 and options and _about_options(exc):
@@ -160,7 +161,7 @@ class AnthropicModel:
             except anthropic.APIConnectionError:
                 wait, failure, overloaded = _backoff(attempt), "The Anthropic API could not be reached", False
             else:
-                _share(budget.observe if budget else None, raw.http_response.headers)
+                _share(_observer(budget, sent), raw.http_response.headers)
                 return _parsed(raw, model, started)
             if wait is None or attempt == retries:
                 error = Overloaded if overloaded else ModelCallFailed
@@ -182,6 +183,13 @@ class AnthropicModel:
             except (TypeError, ValueError):
                 continue
         return _backoff(attempt)
+
+
+def _observer(budget: SharedModelBudget | None, sent: float) -> Callable[[Any], None] | None:
+    """What tells the budget an answer's headers, with when the request went and its answer came back."""
+    if budget is None:
+        return None
+    return partial(budget.observe, sent_at=sent, received_at=time.time())
 
 
 def _share(tell: Callable[[Any], None] | None, what: Any) -> None:

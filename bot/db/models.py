@@ -23,11 +23,20 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import AutoString, Field, Session, SQLModel
 
+from bot.db import clock
 from bot.vocabulary import LIVE, Allowance, ApprovalStatus, EscalationStatus, OutboxStatus, RunStatus, Usage
 
 
 def utcnow() -> datetime:
+    """This process's clock: for what it alone compares or shows. Times other processes compare come from the
+    database (bot/db/clock.py, `database_time`)."""
     return datetime.now(UTC)
+
+
+def database_time() -> Any:
+    """A time column that an INSERT not naming it fills with the database's time (bot/db/clock.py): the times
+    other processes compare. Read back with the INSERT (RETURNING) when the ORM inserted the row."""
+    return Field(default=None, sa_column_kwargs={"default": clock.now(), "nullable": False})
 
 
 Row = TypeVar("Row", bound=SQLModel)
@@ -174,8 +183,8 @@ class Run(Usage, Allowance, table=True):
     lease_owner: str | None = None
     lease_expires_at: datetime | None = None
 
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = database_time()
+    updated_at: datetime = database_time()  # the sweeps find stuck and never-dispatched runs by it
     finished_at: datetime | None = None
 
     @property
@@ -201,7 +210,7 @@ class Step(Usage, table=True):
     tool_calls: list | None = json_column()  # [{id, name, input, result, is_error, latency_ms, status}]
     latency_ms: int = 0
     cost_usd: float = 0.0
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = database_time()
 
 
 class Approval(SQLModel, table=True):
@@ -220,7 +229,7 @@ class Approval(SQLModel, table=True):
     decided_at: datetime | None = None
     result: dict | None = json_column()  # the tool_result block once executed
     origin: dict | None = json_column()  # e.g. the Slack message that shows the draft
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = database_time()  # drafts expire and remind by it
     reminded_at: datetime | None = None  # when the approvers were reminded (backup approvers may decide after)
 
 
@@ -290,11 +299,11 @@ class Outbox(SQLModel, table=True):
     status: str = Field(default=OutboxStatus.PENDING, max_length=16)  # an OutboxStatus
     ts: str | None = Field(default=None, max_length=32)
     attempts: int = 0
-    next_attempt_at: datetime = Field(default_factory=utcnow)
+    next_attempt_at: datetime = database_time()  # due by the database's clock (whoever wrote it, whoever sends)
     claimed_by: str | None = Field(default=None, max_length=200)
     last_error: str | None = Field(default=None, sa_column=Column(Text))
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = database_time()
+    updated_at: datetime = database_time()
     sent_at: datetime | None = None
 
 
@@ -307,8 +316,8 @@ class ProcessBeat(SQLModel, table=True):
     kind: str = Field(max_length=32)
     host: str = Field(max_length=200)
     pid: int
-    started_at: datetime = Field(default_factory=utcnow)
-    beat_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime = database_time()
+    beat_at: datetime = database_time()  # dead when older than KITEBASE_PROCESS_STALE_SECONDS by the database
     stopped_at: datetime | None = None
 
 

@@ -1,19 +1,22 @@
 """The sender's side of the outbox: read what is due, claim a row before sending it, and record what
 happened. Claims stay on a row until its outcome is known, so a row found claimed by a process that died
-(or whose last attempt timed out) may already be in Slack: the sender looks before posting it again."""
+(or whose last attempt timed out) may already be in Slack: the sender looks before posting it again.
+
+When a row is due is the database's time (bot/db/clock.py): whoever wrote the row, and whoever sends it, a
+host whose clock is off neither holds rows back nor sends retries early."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case, update
 from sqlalchemy import select as sql_select
 from sqlmodel import col, select
 
+from bot.db import clock
 from bot.db.engine import Database
-from bot.db.models import Outbox, Run, table_of, utcnow
+from bot.db.models import Outbox, Run, table_of
 from bot.vocabulary import OutboxStatus
 
 GIVE_UP_AFTER = 40  # attempts (with backoff capped at 30 s: more than 15 minutes of trying)
@@ -31,13 +34,13 @@ class Due:
     parent_id: int | None
     user: str | None
     priority: int
-    next_attempt_at: datetime
+    due: bool  # its next attempt may go now, by the database's clock
     streaming: bool
 
 
 _OUTBOX = table_of(Outbox).c
 _PENDING = sql_select(_OUTBOX.id, _OUTBOX.kind, _OUTBOX.channel, _OUTBOX.thread_ts, _OUTBOX.ts, _OUTBOX.parent_id,
-                      _OUTBOX.user, _OUTBOX.priority, _OUTBOX.next_attempt_at, _OUTBOX.state).where(
+                      _OUTBOX.user, _OUTBOX.priority, _OUTBOX.next_attempt_at <= clock.now(), _OUTBOX.state).where(
     _OUTBOX.status == OutboxStatus.PENDING).order_by(_OUTBOX.id)
 
 
@@ -45,9 +48,9 @@ def pending(db: Database) -> list[Due]:
     """Every row with something to deliver, oldest first (the sender orders by priority itself)."""
     with db.session() as session:
         rows = session.connection().execute(_PENDING).all()
-    return [Due(row_id, kind, channel, thread_ts, ts, parent_id, user, priority, due_at,
+    return [Due(row_id, kind, channel, thread_ts, ts, parent_id, user, priority, bool(due),
                 streaming=(state or {}).get("mode") == "stream")
-            for row_id, kind, channel, thread_ts, ts, parent_id, user, priority, due_at, state in rows]
+            for row_id, kind, channel, thread_ts, ts, parent_id, user, priority, due, state in rows]
 
 
 def count_pending(db: Database) -> int:
@@ -77,7 +80,7 @@ def sent(db: Database, row_id: int, *, version: int, ts: str | None, state: dict
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(
             ts=ts, state=state, sent_version=version,
             status=case((col(Outbox.version) == version, OutboxStatus.SENT), else_=OutboxStatus.PENDING), claimed_by=None, attempts=0,
-            last_error=None, sent_at=utcnow(), updated_at=utcnow()))
+            last_error=None, sent_at=clock.now(), updated_at=clock.now()))
         row = session.get(Outbox, row_id)
         if row is not None and row.kind == "request" and ts:
             _link_thread(session, row, ts)
@@ -103,8 +106,8 @@ def retry(db: Database, row_id: int, *, after: float, error: str, uncertain: boo
         row = session.get(Outbox, row_id)
         if row is None:
             return False
-        values: dict[str, Any] = {"next_attempt_at": utcnow() + timedelta(seconds=after), "last_error": error[:2000],
-                                  "updated_at": utcnow()}
+        values: dict[str, Any] = {"next_attempt_at": clock.now(after), "last_error": error[:2000],
+                                  "updated_at": clock.now()}
         if not uncertain:
             values["claimed_by"] = None
         if state is not None:
@@ -120,7 +123,7 @@ def failed(db: Database, row_id: int, error: str) -> None:
     a later change to what it shows tries again."""
     with db.session() as session:
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(
-            status=OutboxStatus.FAILED, claimed_by=None, last_error=error[:2000], updated_at=utcnow()))
+            status=OutboxStatus.FAILED, claimed_by=None, last_error=error[:2000], updated_at=clock.now()))
 
 
 def found_in_slack(db: Database, row_id: int, ts: str) -> None:
@@ -142,7 +145,3 @@ def set_state(db: Database, row_id: int, state: dict[str, Any], *, ts: str | Non
     with db.session() as session:
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(**values))
 
-
-def due_now(row: Due, now: datetime) -> bool:
-    when = row.next_attempt_at if row.next_attempt_at.tzinfo else row.next_attempt_at.replace(tzinfo=UTC)
-    return when <= now

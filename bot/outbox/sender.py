@@ -25,7 +25,7 @@ from slack_sdk.errors import SlackApiError
 from bot import outbox
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.db.models import Outbox, id_of, utcnow
+from bot.db.models import Outbox, id_of
 from bot.outbox import claims
 from bot.outbox.claims import Due
 from bot.outbox.pacing import Pacing
@@ -109,7 +109,7 @@ class OutboxSender:
         if not self._lead():
             return 1.0
         rows = claims.pending(self.db)
-        now_utc, wait = utcnow(), 0.5
+        wait = 0.5
         with self._lock:
             busy_rows, busy_lanes = set(self._busy), set(self._busy.values())
         creating: set[str] = set()
@@ -122,7 +122,7 @@ class OutboxSender:
                 creating.add(thread)
             if held_back or row.id in busy_rows or row.parent_id in unposted:
                 continue
-            if not claims.due_now(row, now_utc):
+            if not row.due:
                 wait = min(wait, 0.25)
                 continue
             eligible.append(row)

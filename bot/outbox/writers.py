@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from bot.db.models import Approval, Escalation, Missing, Outbox, Run, table_of, utcnow
+from bot.db import clock
+from bot.db.models import Approval, Escalation, Missing, Outbox, Run, table_of
 from bot.db.statements import changed, insert_ignore
 from bot.vocabulary import LIVE, OutboxStatus, RunStatus
 
@@ -86,18 +87,19 @@ def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | N
 
 
 def new_row(**values: Any) -> dict[str, Any]:
-    """Every column of a new row (what a writer does not say is NULL), pending for the sender now."""
-    now = utcnow()
-    return {**_EMPTY_ROW, "version": 1, "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0,
-            "next_attempt_at": now, "created_at": now, "updated_at": now, **values}
+    """Every column of a new row (what a writer does not say is NULL), pending for the sender now. Its times
+    are left to the database (its own clock: bot/db/clock.py), so a row is due by the clock the sender reads."""
+    return {**_EMPTY_ROW, "version": 1, "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0, **values}
 
 
-_EMPTY_ROW = dict.fromkeys(c.name for c in _OUTBOX.c if c.name != "id")
+_TIMES = ("next_attempt_at", "created_at", "updated_at")  # filled in by the database (models.database_time)
+_EMPTY_ROW = dict.fromkeys(c.name for c in _OUTBOX.c if c.name != "id" and c.name not in _TIMES)
 
 
 def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -> bool:
     """The message of `key` should show the newest state; False if there is no such row."""
-    values: dict[str, Any] = {"version": col(Outbox.version) + 1, "status": OutboxStatus.PENDING, "updated_at": utcnow()}
+    values: dict[str, Any] = {"version": col(Outbox.version) + 1, "status": OutboxStatus.PENDING,
+                              "updated_at": clock.now()}
     if payload is not None:
         values["payload"] = payload
     rows = changed(session.execute(update(Outbox).where(col(Outbox.key) == key).values(**values)))
@@ -214,8 +216,7 @@ def reminder(session: Session, *, approval_id: int, run_id: int, where: Where, r
     values = {"key": f"remind:{approval_id}", "kind": "notice", "priority": ANSWER, "run_id": run_id,
               "ref_id": approval_id, "parent_id": where.parent_id, "channel": where.channel,
               "thread_ts": where.thread_ts, "user": None, "payload": {"reminder": reminder}, "version": 1,
-              "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": utcnow(),
-              "created_at": utcnow(), "updated_at": utcnow()}
+              "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0}
     insert_ignore(session, _OUTBOX, values, conflict=("key",))
     _mark(session)
 
@@ -259,8 +260,7 @@ def digest(session: Session, *, day: str, channel: str, items: list[dict[str, An
     values = {"key": f"digest:{day}", "kind": "digest", "priority": BACKGROUND, "run_id": None, "ref_id": None,
               "parent_id": None, "channel": channel, "thread_ts": None, "user": None,
               "payload": {"day": day, "items": items, "figures": figures, "gaps": gaps}, "version": 1,
-              "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0, "next_attempt_at": utcnow(),
-              "created_at": utcnow(), "updated_at": utcnow()}
+              "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0}
     written = insert_ignore(session, _OUTBOX, values, conflict=("key",), returning="id")
     _mark(session)
     return written is not None
@@ -276,6 +276,6 @@ def home(session: Session, user: str) -> None:
 def homes_changed(session: Session) -> None:
     """Runs, drafts or the queue changed: every App Home that is shown gets the newest view."""
     session.execute(update(Outbox).where(col(Outbox.kind) == "home")
-                    .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=utcnow())
+                    .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now())
                     .execution_options(synchronize_session=False))  # no Outbox objects live in this session
     _mark(session)

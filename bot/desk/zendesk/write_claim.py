@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import func, update
 from sqlmodel import col, select
 
-from bot.db.clock import db_now
+from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import DeskWrite
 from bot.db.statements import changed
@@ -34,8 +34,8 @@ def take(db: Database, write_id: int, seconds: float) -> Claim | None:
     with db.session() as session:
         taken = changed(session.execute(
             update(DeskWrite).where(col(DeskWrite.id) == write_id, col(DeskWrite.status).in_(OPEN),
-                                    (col(DeskWrite.claimed_until).is_(None)) | (col(DeskWrite.claimed_until) < db_now()))
-            .values(claimed_by=token, claimed_until=db_now(seconds))))
+                                    (col(DeskWrite.claimed_until).is_(None)) | (col(DeskWrite.claimed_until) < clock.now()))
+            .values(claimed_by=token, claimed_until=clock.now(seconds))))
     return Claim(db, write_id, token, seconds) if taken == 1 else None
 
 
@@ -51,15 +51,15 @@ class Claim:
 
     def renew(self) -> None:
         """Before each request: the claim outlasts it, or the sender learns it lost the row and stops."""
-        if not self._fenced(claimed_until=db_now(self.seconds)):
+        if not self._fenced(claimed_until=clock.now(self.seconds)):
             raise LostClaim(f"desk write {self.write_id} was taken over by another sender")
 
     def sending(self, zendesk_since: datetime) -> None:
         """A PUT is about to go: from now on its outcome may be unknown. The first attempt's Zendesk time stays."""
         if not self._fenced(status="sending", attempts=col(DeskWrite.attempts) + 1,
-                            first_tried_at=func.coalesce(col(DeskWrite.first_tried_at), db_now()),
+                            first_tried_at=func.coalesce(col(DeskWrite.first_tried_at), clock.now()),
                             zendesk_since=func.coalesce(col(DeskWrite.zendesk_since), zendesk_since),
-                            claimed_until=db_now(self.seconds)):
+                            claimed_until=clock.now(self.seconds)):
             raise LostClaim(f"desk write {self.write_id} was taken over by another sender")
 
     def found(self, comment_id: int) -> None:
@@ -68,14 +68,14 @@ class Claim:
             raise LostClaim(f"desk write {self.write_id} was taken over by another sender")
 
     def done(self, comment_id: int | None) -> bool:
-        values: dict[str, Any] = {"status": "sent", "sent_at": db_now(), "claimed_until": None, "claimed_by": None,
+        values: dict[str, Any] = {"status": "sent", "sent_at": clock.now(), "claimed_until": None, "claimed_by": None,
                                   "last_error": None}
         if comment_id is not None:
             values["comment_id"] = comment_id
         return self._fenced(**values)
 
     def later(self, seconds: float, why: str, *, status: str) -> bool:
-        return self._fenced(status=status, next_attempt_at=db_now(seconds), claimed_until=None, claimed_by=None,
+        return self._fenced(status=status, next_attempt_at=clock.now(seconds), claimed_until=None, claimed_by=None,
                             last_error=why[:500])
 
     def fail(self, why: str) -> bool:

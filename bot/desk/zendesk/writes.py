@@ -25,7 +25,7 @@ from sqlalchemy import exists, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from bot.db.clock import db_now
+from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import DeskWrite, utcnow
 from bot.desk.base import DeskError, DeskRefused, DeskUnavailable, NoSuchTicket
@@ -56,7 +56,7 @@ def record(session: Session, *, ticket_id: str, kind: str, body: str | None, pub
             return old, False
     row = DeskWrite(key=key, ticket_id=ticket_id, kind=kind, body=body, public=public, fields=fields,
                     run_id=run_id, tool_use_id=tool_use_id, status="pending", created_at=utcnow())
-    row.next_attempt_at = db_now()  # type: ignore[assignment]  # due now by the database clock
+    row.next_attempt_at = clock.now()  # type: ignore[assignment]  # due now by the database clock
     session.add(row)
     session.flush()
     return row, True
@@ -139,8 +139,8 @@ class DeskSender:
         with self.db.session() as session:
             return [int(i) for i in session.exec(
                 select(DeskWrite.id).where(
-                    col(DeskWrite.status).in_(OPEN), col(DeskWrite.next_attempt_at) <= db_now(),
-                    col(DeskWrite.claimed_until).is_(None) | (col(DeskWrite.claimed_until) < db_now()),
+                    col(DeskWrite.status).in_(OPEN), col(DeskWrite.next_attempt_at) <= clock.now(),
+                    col(DeskWrite.claimed_until).is_(None) | (col(DeskWrite.claimed_until) < clock.now()),
                     ~exists().where(col(earlier.ticket_id) == col(DeskWrite.ticket_id),
                                     col(earlier.id) < col(DeskWrite.id), col(earlier.status).in_(OPEN)))
                 .order_by(col(DeskWrite.next_attempt_at), col(DeskWrite.id)).limit(limit)).all() if i is not None]
@@ -212,7 +212,7 @@ def retry_failed(db: Database) -> int:
     """Failed writes go back to the queue (after the credentials or the ticket were fixed)."""
     with db.session() as session:
         result = session.execute(update(DeskWrite).where(col(DeskWrite.status) == "failed").values(
-            status="unknown", next_attempt_at=db_now(), claimed_until=None, claimed_by=None))
+            status="unknown", next_attempt_at=clock.now(), claimed_until=None, claimed_by=None))
         return int(getattr(result, "rowcount", 0))
 
 

@@ -3,7 +3,10 @@ died is taken over in seconds instead of waiting for its lease to expire. Leases
 owners; a process presumed dead that is in fact alive loses the run at its next checkpoint.
 
 Also named locks: a lease on a job only one process should do at a time (delivering the outbox, the Zendesk
-sync), renewed while the job runs and checked, as a fence, in the transactions the job writes."""
+sync), renewed while the job runs and checked, as a fence, in the transactions the job writes.
+
+Beats and locks are written and judged by the database's clock (bot/db/clock.py), never a process's own: a host
+whose clock is minutes off neither looks dead nor takes a live process for dead."""
 
 from __future__ import annotations
 
@@ -11,14 +14,15 @@ import logging
 import os
 import socket
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
+from bot.db import clock
 from bot.db.engine import Database
-from bot.db.models import NamedLock, ProcessBeat, utcnow
+from bot.db.models import NamedLock, ProcessBeat
 from bot.db.statements import changed
 from bot.runs import owner_name
 
@@ -42,12 +46,11 @@ class Liveness:
 
     def start(self) -> Liveness:
         host, _, pid = self.owner.rpartition(":")
-        now = utcnow()
         with self.db.session() as session:
             _insert_ignore(session, ProcessBeat, owner=self.owner, kind=self.kind, host=host,
-                           pid=int(pid) if pid.isdigit() else 0, started_at=now, beat_at=now)
+                           pid=int(pid) if pid.isdigit() else 0, started_at=clock.now(), beat_at=clock.now())
             session.execute(update(ProcessBeat).where(col(ProcessBeat.owner) == self.owner)
-                            .values(kind=self.kind, started_at=now, beat_at=now, stopped_at=None))
+                            .values(kind=self.kind, started_at=clock.now(), beat_at=clock.now(), stopped_at=None))
         self._thread.start()
         return self
 
@@ -57,7 +60,7 @@ class Liveness:
         try:
             with self.db.session() as session:
                 session.execute(update(ProcessBeat).where(col(ProcessBeat.owner) == self.owner)
-                                .values(stopped_at=utcnow()))
+                                .values(stopped_at=clock.now()))
         except Exception:
             logger.exception("could not record that %s stopped", self.owner)
 
@@ -66,21 +69,22 @@ class Liveness:
             try:
                 with self.db.session() as session:
                     session.execute(update(ProcessBeat).where(col(ProcessBeat.owner) == self.owner)
-                                    .values(beat_at=utcnow(), stopped_at=None))
+                                    .values(beat_at=clock.now(), stopped_at=None))
             except Exception:
                 logger.exception("heartbeat of %s failed", self.owner)
 
 
-def dead_owners(session: Session, now: datetime, stale_seconds: float) -> set[str]:
-    """Owners that stopped, stopped beating, or (on this host) whose pid is gone."""
+def dead_owners(session: Session, stale_seconds: float) -> set[str]:
+    """Owners that stopped, stopped beating (by the database's clock), or (on this host) whose pid is gone."""
     host = socket.gethostname()
+    silent = (col(ProcessBeat.stopped_at).is_not(None) | (col(ProcessBeat.beat_at) < clock.now(-stale_seconds)))
     dead = set()
-    for row in session.exec(select(ProcessBeat)).all():
-        if row.owner == owner_name():
+    for owner, row_host, pid, stopped in session.exec(select(ProcessBeat.owner, ProcessBeat.host, ProcessBeat.pid,
+                                                             silent)).all():
+        if owner == owner_name():
             continue
-        stopped = row.stopped_at is not None or row.beat_at < now - timedelta(seconds=stale_seconds)
-        if stopped or (row.host == host and row.pid and not _pid_alive(row.pid)):
-            dead.add(row.owner)
+        if stopped or (row_host == host and pid and not _pid_alive(pid)):
+            dead.add(owner)
     return dead
 
 
@@ -99,9 +103,10 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def forget_stopped(session: Session, now: datetime, older_than: timedelta = timedelta(days=1)) -> None:
+def forget_stopped(session: Session, older_than: timedelta = timedelta(days=1)) -> None:
     """Beat rows of processes long gone (kept a day so an operator can see who owned what)."""
-    for row in session.exec(select(ProcessBeat).where(col(ProcessBeat.beat_at) < now - older_than)).all():
+    old = clock.now(-older_than.total_seconds())
+    for row in session.exec(select(ProcessBeat).where(col(ProcessBeat.beat_at) < old)).all():
         session.delete(row)
 
 
@@ -109,38 +114,33 @@ def forget_stopped(session: Session, now: datetime, older_than: timedelta = time
 
 def hold(db: Database, name: str, owner: str, seconds: float, stale_seconds: float) -> bool:
     """Take or renew the lock `name` for `seconds`; True while `owner` holds it."""
-    now = utcnow()
     with db.session() as session:
         _insert_ignore(session, NamedLock, name=name)
-        dead = dead_owners(session, now, stale_seconds)
+        dead = dead_owners(session, stale_seconds)
         current = session.get(NamedLock, name)
         if current is not None and current.owner and _gone_from_this_host(current.owner):
             dead.add(current.owner)  # a process without a heartbeat (`kitebase desk sync`) killed here
         return changed(session.execute(
             update(NamedLock).where(col(NamedLock.name) == name)
             .where(or_(col(NamedLock.owner).is_(None), col(NamedLock.owner) == owner,
-                       col(NamedLock.expires_at) < now, col(NamedLock.owner).in_(dead or {""})))
-            .values(owner=owner, expires_at=now + timedelta(seconds=seconds)))) == 1
+                       col(NamedLock.expires_at) < clock.now(), col(NamedLock.owner).in_(dead or {""})))
+            .values(owner=owner, expires_at=clock.now(seconds)))) == 1
 
 
 def renew(session: Session, name: str, owner: str, seconds: float) -> bool:
     """Extend `owner`'s hold on `name` for `seconds`, in the caller's transaction (a fence: what it writes
     commits only while the lock is still theirs). False when it is not: it lapsed, or another took it."""
-    now = utcnow()
     return changed(session.execute(
         update(NamedLock).where(col(NamedLock.name) == name, col(NamedLock.owner) == owner,
-                                col(NamedLock.expires_at) >= now)
-        .values(expires_at=now + timedelta(seconds=seconds)))) == 1
+                                col(NamedLock.expires_at) >= clock.now())
+        .values(expires_at=clock.now(seconds)))) == 1
 
 
 def holder(db: Database, name: str) -> str | None:
     """Who holds the lock `name` now (None: nobody, or a lease that ran out)."""
     with db.session() as session:
-        row = session.get(NamedLock, name)
-        if row is None or row.owner is None or row.expires_at is None:
-            return None
-        expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(tzinfo=UTC)
-        return row.owner if expires >= utcnow() else None
+        return session.exec(select(NamedLock.owner).where(col(NamedLock.name) == name,
+                                                          col(NamedLock.expires_at) >= clock.now())).first()
 
 
 def release(db: Database, name: str, owner: str) -> None:

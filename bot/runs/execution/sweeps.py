@@ -1,7 +1,11 @@
 """Periodic database sweeps. Each is idempotent and harmless when two processes run it at once: every change
 is an atomic UPDATE guarded by the state it expects, continuing a run takes its lease, and what Slack must
 show is written as outbox rows in the same transactions (so a timer's escalation reaches the queue channel
-the same way a loop's does)."""
+the same way a loop's does).
+
+A pass judges every row by the time it is given: the database's (`database_now`, read as the pass begins) in
+`serve`, `worker` and `kitebase sweep`; tests move time on by giving another. The rows' own times (leases, heartbeats, a run's `updated_at`, a draft's
+`created_at`) are the database's too, so a host whose clock is off escalates nothing early and nothing late."""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from sqlalchemy import or_, update
 from sqlmodel import col, select
 
 from bot import outbox
+from bot.db import clock
+from bot.db.engine import Database
 from bot.db.models import Approval, Run, id_of
 from bot.db.statements import changed
 from bot.runs.execution import processes, reminders
@@ -44,6 +50,12 @@ class SweepReport:
                 f"{len(self.reminded)} draft(s){ids(self.reminded)}, continued {len(self.resumed)} run(s)"
                 f"{ids(self.resumed)}, escalated {len(self.escalated)} stuck run(s){ids(self.escalated)}"
                 + (", posted today's digest" if self.digest else ""))
+
+
+def database_now(db: Database) -> datetime:
+    """The database's time: what a sweep judges rows by (bot/db/clock.py)."""
+    with db.session() as session:
+        return clock.read_now(session)
 
 
 def expire_approvals(service: RunService, now: datetime, ttl_seconds: float) -> list[Approval]:
@@ -78,7 +90,7 @@ def recover_runs(service: RunService, now: datetime, dispatch: Dispatch, *, stuc
     Runs with no progress far past their deadline escalate as stuck. Returns (continued, escalated) run ids."""
     grace = timedelta(0) if at_start else NEVER_DISPATCHED_AFTER
     with service.db.session() as session:
-        dead = processes.dead_owners(session, now, stale_seconds)
+        dead = processes.dead_owners(session, stale_seconds)
         abandoned = set(session.exec(select(Run.id).where(col(Run.lease_owner).in_(dead or {""}),
                                                           col(Run.status).in_((RunStatus.QUEUED, RunStatus.RUNNING)))).all())
         for owner in dead:  # their leases mean nothing now: free them, and continue their runs at once

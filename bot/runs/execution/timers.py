@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -14,7 +15,6 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.config import Settings
-from bot.db.models import utcnow
 from bot.runs.execution import processes, reminders, sweeps
 from bot.runs.lifecycle.service import RunService
 from bot.slack.authz import watched_groups
@@ -26,9 +26,12 @@ RECOVER_EVERY_SECONDS = 5
 
 def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[[int], object], *,
                     groups: Any = None, client: Any = None,
-                    clock: Callable[[], datetime] = utcnow) -> BackgroundScheduler:
-    """`groups` and `client` (the approver-group cache and a Slack client) when the Slack app runs."""
+                    clock: Callable[[], datetime] | None = None) -> BackgroundScheduler:
+    """`groups` and `client` (the approver-group cache and a Slack client) when the Slack app runs. Each job
+    judges rows by `clock()`: the database's time (tests give another)."""
     scheduler = BackgroundScheduler(timezone="UTC", job_defaults=JOB_DEFAULTS)
+    if clock is None:
+        clock = partial(sweeps.database_now, service.db)
 
     def add(job: Callable[[], object], trigger: Any, job_id: str, name: str) -> None:
         scheduler.add_job(_logged(job), trigger, id=job_id, name=name, replace_existing=True, **JOB_DEFAULTS)
@@ -45,7 +48,7 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
         "refresh every shown App Home")
     add(lambda: sweeps.post_digest(service, clock()), CronTrigger(hour=9, minute=0), "queue-digest",
         "daily digest of the open queue to KITEBASE_ESCALATION_CHANNEL")
-    add(lambda: _forget(service, clock()), IntervalTrigger(hours=6), "forget-processes",
+    add(lambda: _forget(service), IntervalTrigger(hours=6), "forget-processes",
         "drop heartbeat rows of processes gone for a day")
     if settings.desk == "zendesk":
         from bot.runs.execution.desk_work import poll
@@ -60,9 +63,9 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
     return scheduler
 
 
-def _forget(service: RunService, now: datetime) -> None:
+def _forget(service: RunService) -> None:
     with service.db.session() as session:
-        processes.forget_stopped(session, now)
+        processes.forget_stopped(session)
 
 
 def _logged(job: Callable[[], object]) -> Callable[[], None]:

@@ -11,8 +11,9 @@ from sqlmodel import col
 
 from bot import outbox
 from bot.agent.loop import AgentLoop
+from bot.db import clock
 from bot.db.engine import Database
-from bot.db.models import Approval, get_or_raise, id_of, utcnow
+from bot.db.models import Approval, get_or_raise, id_of
 from bot.db.statements import changed
 from bot.runs import BadInput
 from bot.runs.lifecycle.goals import clean_text
@@ -59,7 +60,7 @@ def decide(db: Database, approval_id: int, *, action: str, actor: str, message: 
                 raise BadInput("The edited reply was not sent and the draft still waits: " + "; ".join(problems))
         won = changed(session.execute(
             update(Approval).where(col(Approval.id) == approval_id, col(Approval.status) == ApprovalStatus.PENDING)
-            .values(status=status, decided_by=actor, decided_at=utcnow(), edited_input=edited,
+            .values(status=status, decided_by=actor, decided_at=clock.now(), edited_input=edited,
                     reason=clean_text(reason).strip() if reason else None))) == 1
         if won:
             outbox.card_changed(session, approval_id)

@@ -10,15 +10,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, insert, or_, update
+from sqlalchemy import Boolean, Float, bindparam, case, insert, or_, update
 from sqlmodel import Session, col, func, select
 
 from bot import outbox
 from bot.agent import trace
 from bot.config import Settings
+from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, get_or_raise, id_of, table_of, utcnow
 from bot.runs.lifecycle import citations, states
@@ -45,7 +45,7 @@ def apply_state(run: Run, state: RunState) -> None:
     run.steps, run.cost_usd = state.steps, state.cost_usd
     state.usage.store(run)
     state.allowance.store(run)
-    run.updated_at = utcnow()
+    run.updated_at = utcnow()  # this process's idea of it; what is stored is the database's time (_statements)
     if state.status in TERMINAL:
         run.finished_at = run.updated_at
 
@@ -63,7 +63,8 @@ class Checkpoint:
     Under the lease nobody else writes the run, so its row is read once (or handed over by `claim`) and kept
     in step here: a checkpoint is one UPDATE that also checks the lease and the expected status, one INSERT
     of the step, and the outbox rows, all in prebuilt statements. The checkpoint that takes the run out of
-    `running` gives the lease back in the same UPDATE (`released`)."""
+    `running` gives the lease back in the same UPDATE (`released`). The times it stores (the run's
+    `updated_at`, `finished_at`, the lease's expiry, the step's `created_at`) are the database's."""
 
     def __init__(self, db: Database, settings: Settings, run_id: int, owner: str | None = None,
                  lease_seconds: float = 600, run: Run | None = None):
@@ -111,14 +112,17 @@ class Checkpoint:
 
     def _write_run(self, session: Session, run: Run, old_status: str, release: bool) -> None:
         values = {name: getattr(run, name) for name in STATE_COLUMNS}
-        values.update(_id=self.run_id, _old=old_status)
+        values.update(_id=self.run_id, _old=old_status, _finishes=run.status in TERMINAL)
         if self.owner is None:
             statement = _statements().update_run
+        elif release:
+            statement = _statements().update_released_run
+            values.update(_owner=self.owner)
+            run.lease_owner, run.lease_expires_at = None, None
         else:
             statement = _statements().update_leased_run
-            expires = None if release else utcnow() + timedelta(seconds=self.lease_seconds)
-            values.update(_owner=self.owner, lease_owner=None if release else self.owner, lease_expires_at=expires)
-            run.lease_owner, run.lease_expires_at = values["lease_owner"], expires
+            values.update(_owner=self.owner, _lease_seconds=self.lease_seconds)
+            run.lease_owner = self.owner
         if session.connection().execute(statement, values).rowcount == 1:
             return
         now = session.exec(select(Run.lease_owner, Run.status).where(col(Run.id) == self.run_id)).first()
@@ -134,19 +138,26 @@ class Checkpoint:
         return self.number + 1
 
 
+def stamp(session: Session, run_id: int, *, finished: bool = False) -> None:
+    """A run changed through the ORM (a reopening, a failure): its `updated_at` (and `finished_at`) become the
+    database's time, which the sweeps judge it by."""
+    run = table_of(Run)
+    values: dict[str, Any] = {"updated_at": clock.now(), **({"finished_at": clock.now()} if finished else {})}
+    session.connection().execute(update(run).where(run.c.id == run_id).values(values))
+
+
 class LeaseLost(RuntimeError):
     """Another worker took the run over (this one was presumed dead); stop without writing."""
 
 
 STATE_COLUMNS = ("messages", "pending_results", "status", "reason", "answer", "summary", "steps", *Usage.model_fields,
-                 "cost_usd", *Allowance.model_fields, "updated_at", "finished_at")
+                 "cost_usd", *Allowance.model_fields, "finished_at")
 STEP_COLUMNS = ("turn", "kind", "stop_reason", "model", "text", "response", "tool_calls", *Usage.model_fields, "latency_ms",
                 "cost_usd")
 
 
 def _step_row(run_id: int, number: int, worker: str | None, data: dict[str, Any]) -> dict[str, Any]:
-    return {"run_id": run_id, "number": number, "worker": worker, "created_at": utcnow(),
-            **{name: data[name] for name in STEP_COLUMNS}}
+    return {"run_id": run_id, "number": number, "worker": worker, **{name: data[name] for name in STEP_COLUMNS}}
 
 
 @dataclass(frozen=True)
@@ -155,6 +166,7 @@ class _Statements:
 
     update_run: Any
     update_leased_run: Any
+    update_released_run: Any
     insert_step: Any
     take_lease: Any
     renew_lease: Any
@@ -165,24 +177,26 @@ class _Statements:
 @functools.cache
 def _statements() -> _Statements:
     run, step = table_of(Run), table_of(Step)
-    state = {name: bindparam(name, type_=run.c[name].type) for name in STATE_COLUMNS}
-    lease = {"lease_owner": bindparam("lease_owner"), "lease_expires_at": bindparam("lease_expires_at",
-                                                                                     type_=run.c.lease_expires_at.type)}
+    state: dict[str, Any] = {name: bindparam(name, type_=run.c[name].type) for name in STATE_COLUMNS}
+    state.update(updated_at=clock.now(), finished_at=case((bindparam("_finishes", type_=Boolean()), clock.now()),
+                                                          else_=state["finished_at"]))
+    expires = clock.now(bindparam("_lease_seconds", type_=Float()))  # the database's time, not this process's
+    lease = {"lease_owner": bindparam("_owner"), "lease_expires_at": expires}
     this_run = (run.c.id == bindparam("_id"), run.c.status == bindparam("_old"))
-    free = or_(run.c.lease_owner.is_(None), run.c.lease_expires_at < bindparam("_now"),
-               run.c.lease_owner == bindparam("_owner"))
+    mine = run.c.lease_owner == bindparam("_owner")
+    free = or_(run.c.lease_owner.is_(None), run.c.lease_expires_at < clock.now(), mine)
     return _Statements(
         update_run=update(run).where(*this_run).values(state),
-        update_leased_run=update(run).where(*this_run, run.c.lease_owner == bindparam("_owner"))
-        .values({**state, **lease}),
-        insert_step=insert(step),
+        update_leased_run=update(run).where(*this_run, mine).values({**state, **lease}),
+        update_released_run=update(run).where(*this_run, mine).values(
+            {**state, "lease_owner": None, "lease_expires_at": None}),
+        insert_step=insert(step).values(created_at=clock.now()),
         take_lease=update(run).where(run.c.id == bindparam("_id"), free).values(lease),
-        renew_lease=update(run).where(run.c.id == bindparam("_id"), run.c.lease_owner == bindparam("_owner"))
-        .values(lease_expires_at=bindparam("lease_expires_at", type_=run.c.lease_expires_at.type)),
-        release_lease=update(run).where(run.c.id == bindparam("_id"), run.c.lease_owner == bindparam("_owner"))
+        renew_lease=update(run).where(run.c.id == bindparam("_id"), mine).values(lease_expires_at=expires),
+        release_lease=update(run).where(run.c.id == bindparam("_id"), mine)
         .values(lease_owner=None, lease_expires_at=None),
         start_running=update(run).where(run.c.id == bindparam("_id"), run.c.status == RunStatus.QUEUED)
-        .values(status=RunStatus.RUNNING, updated_at=bindparam("updated_at", type_=run.c.updated_at.type)))
+        .values(status=RunStatus.RUNNING, updated_at=clock.now()))
 
 
 def add_approvals(session: Session, run: Run, calls: list[PendingCall]) -> list[Approval]:
@@ -222,11 +236,9 @@ def pending_approvals(session: Session, run_id: int) -> list[Approval]:
 def claim(db: Database, run_id: int, owner: str, seconds: float) -> tuple[Run, list[Approval]] | None:
     """Take the lease and read what resuming needs, in one transaction: the run (a queued run starts
     running) and the approvals of the turn it waits on. None when another worker holds the run."""
-    now = utcnow()
     with db.session() as session:
         took = session.connection().execute(_statements().take_lease, {
-            "_id": run_id, "_now": now, "_owner": owner, "lease_owner": owner,
-            "lease_expires_at": now + timedelta(seconds=seconds)}).rowcount == 1
+            "_id": run_id, "_owner": owner, "_lease_seconds": seconds}).rowcount == 1
         if not took:
             return None
         run = get_or_raise(session, Run, run_id)  # the lease was just taken on it
@@ -234,18 +246,16 @@ def claim(db: Database, run_id: int, owner: str, seconds: float) -> tuple[Run, l
         if run.status == RunStatus.QUEUED:
             session.expunge(run)
             states.move(run, RunStatus.RUNNING)  # the one statement below writes what was checked here
-            session.connection().execute(_statements().start_running, {"_id": run_id, "updated_at": now})
-            run.updated_at = now
+            session.connection().execute(_statements().start_running, {"_id": run_id})
+            run.updated_at = utcnow()  # this process's idea of it: the row has the database's time
         session.expunge_all()
     return run, rows
 
 
 def take_lease(db: Database, run_id: int, owner: str, seconds: float) -> bool:
-    now = utcnow()
     with db.session() as session:
         return session.connection().execute(_statements().take_lease, {
-            "_id": run_id, "_now": now, "_owner": owner, "lease_owner": owner,
-            "lease_expires_at": now + timedelta(seconds=seconds)}).rowcount == 1
+            "_id": run_id, "_owner": owner, "_lease_seconds": seconds}).rowcount == 1
 
 
 def release_lease(db: Database, run_id: int, owner: str) -> None:
@@ -256,7 +266,7 @@ def release_lease(db: Database, run_id: int, owner: str) -> None:
 def renew_lease(db: Database, run_id: int, owner: str, seconds: float) -> bool:
     with db.session() as session:
         return session.connection().execute(_statements().renew_lease, {
-            "_id": run_id, "_owner": owner, "lease_expires_at": utcnow() + timedelta(seconds=seconds)}).rowcount == 1
+            "_id": run_id, "_owner": owner, "_lease_seconds": seconds}).rowcount == 1
 
 
 @dataclass

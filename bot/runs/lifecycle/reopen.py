@@ -9,9 +9,9 @@ from sqlmodel import Session, func, select
 
 from bot import outbox
 from bot.agent import history
-from bot.db.models import Run, Step
+from bot.db.models import Run, Step, id_of
 from bot.runs import BadInput
-from bot.runs.lifecycle.checkpoint import apply_state, state_from_run
+from bot.runs.lifecycle.checkpoint import apply_state, stamp, state_from_run
 from bot.vocabulary import LIVE, RunStatus
 
 NOT_RUN = "Not run: the run stopped before this call."
@@ -32,6 +32,7 @@ def reopen_in(session: Session, run: Run, text: str, *, opening: dict[str, Any])
     run.finished_at = None
     session.add(run)
     session.flush()  # the one-live-run-per-ticket index speaks here
+    stamp(session, id_of(run))
     outbox.timeline(session, run, _next_step(session, run), opening)
     outbox.homes_changed(session)
 

@@ -7,7 +7,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import update
@@ -22,8 +22,9 @@ from bot.agent.model import ModelClient
 from bot.agent.observer import Observer
 from bot.agent.prompts import CONTINUE_NOTE
 from bot.config import Settings
+from bot.db import clock
 from bot.db.engine import Database
-from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of, utcnow
+from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of
 from bot.db.statements import changed
 from bot.runs import BadInput, owner_name
 from bot.runs.lifecycle import approvals, escalations, states
@@ -36,6 +37,7 @@ from bot.runs.lifecycle.checkpoint import (
     open_escalation,
     pending_approvals,
     release_lease,
+    stamp,
     state_from_run,
     take_lease,
 )
@@ -192,14 +194,13 @@ class RunService:
                        observer: Observer | None = None) -> bool:
         """Take a run away from a worker that stopped making progress, and hand it to a person. Only one
         sweeper wins: the takeover requires the run still to look stuck, and makes it look fresh."""
-        now = utcnow()
         with self.db.session() as session:
             stuck = [col(Run.id) == run_id, col(Run.status) == RunStatus.RUNNING]
             if stale_before is not None:
                 stuck.append(col(Run.updated_at) < stale_before)
             took = changed(session.execute(update(Run).where(*stuck).values(
-                lease_owner=self.owner, lease_expires_at=now + timedelta(seconds=self.settings.lease_seconds),
-                updated_at=now))) == 1
+                lease_owner=self.owner, lease_expires_at=clock.now(self.settings.lease_seconds),
+                updated_at=clock.now()))) == 1
         if not took:
             return False
         with self._leased(run_id):
@@ -224,8 +225,9 @@ class RunService:
                 if run is None or run.status in TERMINAL:
                     return
                 old_status = states.move(run, RunStatus.FAILED)
-                run.reason, run.finished_at, run.updated_at = reason, utcnow(), utcnow()
+                run.reason = reason
                 session.add(run)
+                stamp(session, run_id, finished=True)
                 escalation = open_escalation(session, run, kind=StopKind.FAILURE, reason=reason)
                 session.flush()
                 number = (session.exec(select(func.max(Step.number)).where(Step.run_id == run_id)).one() or 0) + 1

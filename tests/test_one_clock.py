@@ -139,21 +139,37 @@ def headers(date: float, *, limit: int, remaining: int, seconds_to_full: float) 
             "anthropic-ratelimit-requests-reset": reset.replace("+00:00", "Z")}
 
 
+class DatabaseClock:
+    """The database's clock as the budget reads it, held still and moved by the test: what a row says is
+    judged by it, whatever the process clocks do, and no assertion races the machine's speed."""
+
+    def __init__(self) -> None:
+        self.t = float(int(time.time()))
+
+    def __call__(self, session: object) -> float:
+        return self.t
+
+
 def test_a_fast_hosts_429_pauses_a_correct_host_for_the_retry_after_not_twenty_minutes(db):
-    fast = SharedModelBudget(db, "org-clock", clock=lambda: time.time() + OFF.total_seconds())
-    correct = SharedModelBudget(db, "org-clock")
+    database = DatabaseClock()
+    fast = SharedModelBudget(db, "org-clock", clock=lambda: time.time() + OFF.total_seconds(), db_clock=database)
+    correct = SharedModelBudget(db, "org-clock", db_clock=database)
     fast.pause(1.0)
-    assert 0 < correct.reserve(input_tokens=1, output_tokens=1) <= 1.0  # was 1,201 s: escalated at once
+    assert correct.reserve(input_tokens=1, output_tokens=1) == pytest.approx(1.0)  # was 1,201 s: escalated
+    database.t += 1.0
+    assert correct.reserve(input_tokens=1, output_tokens=1) == 0
 
 
 def test_what_a_fast_host_wrote_refills_for_a_correct_one(db):
     """The bucket refills from the row's `as_of`: written by a fast host, it stood still for 20 minutes."""
-    api_now = float(int(time.time()))
-    fast = SharedModelBudget(db, "org-refill", clock=lambda: api_now + 0.5 + OFF.total_seconds())
+    database = DatabaseClock()
+    api_now = database.t
+    fast = SharedModelBudget(db, "org-refill", clock=lambda: api_now + 0.5 + OFF.total_seconds(),
+                             db_clock=database)
     fast.observe(headers(api_now, limit=6000, remaining=0, seconds_to_full=60.0))  # empty; 100 a second
-    correct = SharedModelBudget(db, "org-refill")
-    assert 0 < correct.reserve(input_tokens=1, output_tokens=1) <= 0.011
-    time.sleep(0.05)  # five requests' worth come back (more if this machine is slow: the assert holds)
+    correct = SharedModelBudget(db, "org-refill", db_clock=database)
+    assert correct.reserve(input_tokens=1, output_tokens=1) == pytest.approx(0.01)  # one request: 10 ms away
+    database.t += 0.05  # five requests' worth come back
     assert correct.reserve(input_tokens=1, output_tokens=1) == 0
 
 

@@ -71,6 +71,7 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from standins.clock import Clock, RealClock
 from standins.local_http import LocalHTTPServer
 from standins.prompt_cache import PromptCache, prompt_blocks
 
@@ -778,7 +779,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
     def _handle(self) -> None:
-        arrived = time.monotonic()
+        arrived = self.api.clock()
         raw_path = self.path
         path, _, query = raw_path.partition("?")
         headers = {k.lower(): v for k, v in self.headers.items()}
@@ -839,7 +840,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             result = self.api._respond(body)
             if isinstance(result, Drop):
-                time.sleep(result.after)
+                self.api.clock.sleep(result.after)
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
@@ -895,7 +896,9 @@ class _Handler(BaseHTTPRequestHandler):
             if _is_int(output_tokens):
                 limiter.debit_output(output_tokens)
             limit_headers = limiter.headers()
-        time.sleep(max(0.0, arrived + self.api.latency - time.monotonic()))
+        wait = arrived + self.api.latency - self.api.clock()
+        if wait > 0:
+            self.api.clock.sleep(wait)
         self.api._count("answered")
         self._send(200, completed, limit_headers)
 
@@ -920,6 +923,9 @@ class MessagesAPIServer(LocalHTTPServer):
     prompt caching (unless the reply gives its own input token counts).
     ``limits``: per-minute :class:`RateLimits` (also settable later as ``srv.limits``; setting them starts
     full buckets).  ``latency`` applies to 200 answers; the limiter's 429s are answered at once.
+    ``clock``: a :class:`standins.clock.Clock` for the buckets, the reset headers, the latency and
+    :class:`Drop`'s wait (the real clock by default; tests pass a ``ManualClock`` so that what they check
+    does not depend on how fast the machine runs).
     Without a responder, replies scripted with :meth:`queue` are served FIFO (queued
     replies are also served first when a responder is given, which then acts as the
     fallback).  When nothing is left: 500 ``api_error`` with ``x-should-retry: false``
@@ -931,8 +937,10 @@ class MessagesAPIServer(LocalHTTPServer):
     """
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
-                 billing: PromptCache | None = None, limits: RateLimits | None = None):
+                 billing: PromptCache | None = None, limits: RateLimits | None = None,
+                 clock: Clock | None = None):
         self.responder = responder
+        self.clock: Clock = clock or RealClock()
         self.latency = latency
         self.billing = billing
         self.url: str = ""
@@ -962,7 +970,8 @@ class MessagesAPIServer(LocalHTTPServer):
             raise TypeError(f"limits must be a RateLimits or None, got {type(limits).__name__}")
         with self._lock:
             self._limits = limits
-            self._limiter = _RateLimiter(limits) if limits is not None else None
+            self._limiter = (_RateLimiter(limits, self.clock, self.clock.wall) if limits is not None
+                             else None)
 
     # -- scripting --------------------------------------------------------
     def queue(self, *responses: dict | tuple) -> None:

@@ -103,13 +103,32 @@ def start_harness(settings: Settings, db: Database, *, model_factory: Any = None
         try:
             harness.drain()
         finally:
-            server.close()
+            stop_waitress(server, thread)
             ctx.dispatch.shutdown()
             sender.stop()
             if own_slack:
                 slack.stop()
 
     return harness, stop
+
+
+def stop_waitress(server: Any, thread: threading.Thread) -> None:
+    """Stop a waitress server running on `thread`. Its sockets are closed in its own loop thread (a thunk given
+    to its trigger): closed from here, a socket could vanish between the loop listing its sockets and its
+    select() on them, which then fails with "Bad file descriptor" in that thread. With every socket closed the
+    loop ends; then the request threads are stopped."""
+
+    def close_all() -> None:
+        for channel in list(server._map.values()):
+            if channel is not server and channel is not server.trigger:
+                channel.handle_close()
+        server.close()  # the listening socket and the trigger: the loop's map is empty, so the loop ends
+
+    server.trigger.pull_trigger(close_all)
+    thread.join(timeout=60)
+    if thread.is_alive():
+        raise AssertionError("waitress's loop did not end after its sockets were closed")
+    server.task_dispatcher.shutdown()
 
 
 def decode(value: str) -> dict[str, Any]:

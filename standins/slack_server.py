@@ -606,9 +606,15 @@ class SlackAPIServer(LocalHTTPServer):
             self.post_interval, self.post_burst = interval, burst
 
     def outage(self, seconds: float, status: int = 500, error: str = "internal_error") -> None:
-        """Every call for the next ``seconds`` fails: HTTP ``status`` (500, or 429 with ``ratelimited``)."""
+        """Every call for the next ``seconds`` fails: HTTP ``status`` (500, or 429 with ``ratelimited``).
+        ``math.inf``: until :meth:`end_outage` (a test that must know what happened during the outage)."""
         with self._lock:
             self._outage = (time.monotonic() + seconds, status, error)
+
+    def end_outage(self) -> None:
+        """Slack is back, now."""
+        with self._lock:
+            self._outage = None
 
     def _over_post_limit(self, method: str, args: dict) -> int | None:
         """Seconds to wait when this post breaks the per-channel limit (GCRA), else None."""

@@ -484,6 +484,7 @@ class ZendeskServer(LocalHTTPServer):
         self._outage = False
         self._ratelimit_until: float | None = None
         self._ratelimit_retry = 1
+        self._ratelimit_skip = self._ratelimit_left = 0  # ratelimit_requests: requests let through, then refused
         self._fail_before: _Fault | None = None
         self._fail_after: _Fault | None = None
         self._drop_after: _Fault | None = None
@@ -823,6 +824,12 @@ class ZendeskServer(LocalHTTPServer):
         self._ratelimit_until = self.clock() + seconds
         self._ratelimit_retry = retry_after
 
+    def ratelimit_requests(self, count: int, *, after: int = 0, retry_after: int = 1) -> None:
+        """The ``count`` requests that come after the next ``after`` answer 429: a window counted in requests, for
+        a test that must meet it however fast or slow the client is."""
+        with self._lock:
+            self._ratelimit_skip, self._ratelimit_left, self._ratelimit_retry = after, count, retry_after
+
     def fail_writes_after_applying(self, every_nth: int | WritePredicate | None = 3) -> None:
         """Ticket writes (PUT, POST) are applied, then answered 500: the client cannot know. A predicate gets the
         request record (method, path, body...). None switches it off."""
@@ -864,6 +871,7 @@ class ZendeskServer(LocalHTTPServer):
     def clear_faults(self) -> None:
         self._outage = False
         self._ratelimit_until = None
+        self._ratelimit_left = 0
         self._fail_before = self._fail_after = self._drop_after = None
         self._failing_paths.clear()
         self._help_center_answer = None
@@ -1027,6 +1035,11 @@ class ZendeskServer(LocalHTTPServer):
         if self._outage:
             raise ZendeskError(503, "ServiceUnavailable", headers={"Retry-After": "1"})
         if self._ratelimit_until is not None and now < self._ratelimit_until:
+            return _too_many(self._ratelimit_retry)
+        if self._ratelimit_left and self._ratelimit_skip:
+            self._ratelimit_skip -= 1
+        elif self._ratelimit_left:
+            self._ratelimit_left -= 1
             return _too_many(self._ratelimit_retry)
         user = self._authenticate(headers, anonymous=route.anonymous if route else False)
         entry["user_id"] = user["id"] if user else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel import col, select
@@ -10,6 +12,24 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, TicketMessage
 from bot.runs.lifecycle.service import RunService
+
+# How long a test waits for something before it calls it hung. Only a hang detector: what a test checks never
+# rests on it (a test that needs "promptly" makes the slow path impossible instead, e.g. a lease far longer than
+# this), so a busy machine only makes a test slower, never red.
+PATIENCE = 300.0
+
+
+def wait_until(check: Callable[[], Any], what: str, timeout: float = PATIENCE) -> Any:
+    """Poll `check` until it returns something true, and return that; AssertionError naming `what` if it never
+    does within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        time.sleep(0.05)
 
 
 def service_with(db: Database, settings: Settings, model: Any, **overrides: Any) -> RunService:

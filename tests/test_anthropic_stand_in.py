@@ -25,6 +25,7 @@ from standins.anthropic_server import (
     thinking,
     tool_use,
 )
+from standins.clock import ManualClock
 from standins.prompt_cache import PromptCache
 
 MODEL = "claude-test-model"
@@ -35,6 +36,25 @@ OVERLOADED = (529, {"type": "error", "error": {"type": "overloaded_error", "mess
 def srv():
     with MessagesAPIServer() as server:
         yield server
+
+
+class _SDKTime:
+    """`time` as the SDK's retry loop sees it, with its waits going to a manual clock (which records them)."""
+
+    def __init__(self, clock: ManualClock):
+        self.sleep = clock.sleep
+
+    def __getattr__(self, name: str) -> typing.Any:
+        return getattr(time, name)
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """A manual clock for the stand-in, which the SDK's waits before a retry move: nothing refills or expires
+    while the machine is slow, and a test checks the waits themselves rather than how long it took."""
+    manual = ManualClock()
+    monkeypatch.setattr(anthropic._base_client, "time", _SDKTime(manual))
+    return manual
 
 
 def make_client(srv, **kw):
@@ -373,23 +393,21 @@ def test_bad_tool_definitions(srv):
         )
 
 
-def test_529_is_retried(srv):
+def test_529_is_retried(srv, clock):
     srv.queue(OVERLOADED, reply("recovered"))
-    client = make_client(srv, max_retries=1)  # SDK backoff: 0.5s * (0.75..1) before the first retry
-    t0 = time.monotonic()
+    client = make_client(srv, max_retries=1)
     msg = create(client, [{"role": "user", "content": "hi"}])
     assert msg.content[0].text == "recovered"
     assert len(srv.requests) == 2
-    assert time.monotonic() - t0 < 5
+    assert len(clock.slept) == 1 and 0.375 <= clock.slept[0] <= 0.5  # SDK backoff: 0.5 s * (0.75..1)
 
 
-def test_529_retry_after_ms_header_makes_retry_fast(srv):
+def test_529_retry_after_ms_header_makes_retry_fast(srv, clock):
     srv.queue(error(529, "overloaded_error", "Overloaded", headers={"retry-after-ms": "10"}), OVERLOADED)
     client = make_client(srv, max_retries=1)
-    t0 = time.monotonic()
     with pytest.raises(anthropic.APIStatusError) as excinfo:
         create(client, [{"role": "user", "content": "hi"}])
-    assert time.monotonic() - t0 < 0.3
+    assert clock.slept == [0.01]
     assert excinfo.value.status_code == 529
     assert len(srv.requests) == 2  # one try + one retry, then the second 529 is raised
     assert excinfo.value.body["error"]["type"] == "overloaded_error"
@@ -660,17 +678,17 @@ RFC3339_WHOLE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
-def _reset_in(value: str) -> float:
-    """Seconds from now to an RFC 3339 reset time."""
-    return datetime.fromisoformat(value).timestamp() - time.time()
+def _reset_in(value: str, clock: ManualClock) -> float:
+    """Seconds from the clock's now to an RFC 3339 reset time."""
+    return datetime.fromisoformat(value).timestamp() - clock.wall()
 
 
 def _always(*_):
     return reply("ok")
 
 
-def test_requests_per_minute_refuse_the_sixth_and_say_when_to_come_back():
-    with MessagesAPIServer(limits=RateLimits(requests_per_minute=5, minute_seconds=1.0)) as srv:
+def test_requests_per_minute_refuse_the_sixth_and_say_when_to_come_back(clock):
+    with MessagesAPIServer(limits=RateLimits(requests_per_minute=5, minute_seconds=1.0), clock=clock) as srv:
         srv.queue(*[reply(f"answer {n}") for n in range(6)])
         client = make_client(srv)
         for _ in range(5):
@@ -683,33 +701,36 @@ def test_requests_per_minute_refuse_the_sixth_and_say_when_to_come_back():
         headers = err.response.headers
         retry = float(headers["retry-after"])
         assert re.fullmatch(r"\d+\.\d{3}", headers["retry-after"])
-        assert 0.1 <= retry <= 0.2
+        assert retry == 0.2  # one request every 0.2 s, and none came back: the clock stood still
         assert headers["anthropic-ratelimit-requests-limit"] == "5"
         assert headers["anthropic-ratelimit-requests-remaining"] == "0"
         assert RFC3339_MS.match(headers["anthropic-ratelimit-requests-reset"])
-        assert 0.5 < _reset_in(headers["anthropic-ratelimit-requests-reset"]) <= 1.05
+        assert _reset_in(headers["anthropic-ratelimit-requests-reset"], clock) == pytest.approx(1.0, abs=0.001)
         assert "anthropic-ratelimit-tokens-limit" not in headers  # no token limit configured
         assert srv.pending == 1, "a refused request consumes no scripted reply"
         assert (srv.answered, srv.rate_limited) == (5, 1)
 
-        time.sleep(retry)
+        clock.advance(retry - 0.001)
+        with pytest.raises(anthropic.RateLimitError):  # not quite yet
+            create(client, HI)
+        clock.advance(0.001)
         assert create(client, HI).content[0].text == "answer 5"
-        assert (srv.answered, srv.rate_limited) == (5 + 1, 1)
+        assert (srv.answered, srv.rate_limited) == (5 + 1, 2)
 
 
-def test_the_sdk_waits_the_retry_after_and_then_succeeds():
-    with MessagesAPIServer(_always, limits=RateLimits(requests_per_minute=10, minute_seconds=1.0)) as srv:
+def test_the_sdk_waits_the_retry_after_and_then_succeeds(clock):
+    limits = RateLimits(requests_per_minute=10, minute_seconds=1.0)
+    with MessagesAPIServer(_always, limits=limits, clock=clock) as srv:
         client = make_client(srv, max_retries=1)
-        started = time.monotonic()
         for _ in range(11):
             create(client, HI)
         assert srv.rate_limited == 1 and srv.answered == 11
-        assert 0.05 < time.monotonic() - started < 0.5  # one wait of about 0.1 s, not the SDK's 0.5 s backoff
+        assert clock.slept == [0.1]  # the retry-after (one request every 0.1 s), not the SDK's 0.5 s backoff
 
 
-def test_remaining_and_reset_headers_on_a_200():
+def test_remaining_and_reset_headers_on_a_200(clock):
     limits = RateLimits(requests_per_minute=50, input_tokens_per_minute=1000, output_tokens_per_minute=600)
-    with MessagesAPIServer(limits=limits) as srv:
+    with MessagesAPIServer(limits=limits, clock=clock) as srv:
         srv.queue(reply("ok", usage={"output_tokens": 100}))
         raw = make_client(srv).messages.with_raw_response.create(model=MODEL, max_tokens=256, messages=HI)
         message = raw.parse()
@@ -726,8 +747,8 @@ def test_remaining_and_reset_headers_on_a_200():
     for name in ("requests", "input-tokens", "output-tokens", "tokens"):
         assert RFC3339_WHOLE.match(headers[f"anthropic-ratelimit-{name}-reset"]), name
     # full again: one request in 60/50 s, 100 output tokens at 10 a second
-    assert 0 < _reset_in(headers["anthropic-ratelimit-requests-reset"]) <= 3
-    assert 8 < _reset_in(headers["anthropic-ratelimit-output-tokens-reset"]) <= 12
+    assert _reset_in(headers["anthropic-ratelimit-requests-reset"], clock) == 2  # 1.2 s, up to a whole second
+    assert _reset_in(headers["anthropic-ratelimit-output-tokens-reset"], clock) == 10
     assert headers["anthropic-ratelimit-tokens-reset"] == headers["anthropic-ratelimit-output-tokens-reset"]
     assert "retry-after" not in headers
 
@@ -737,8 +758,9 @@ def _prompt(tokens: int) -> list:
     return [{"role": "user", "content": "x" * (4 * tokens)}]
 
 
-def test_the_input_token_limit_refuses_a_large_request():
-    with MessagesAPIServer(_always, limits=RateLimits(input_tokens_per_minute=1000, minute_seconds=1.0)) as srv:
+def test_the_input_token_limit_refuses_a_large_request(clock):
+    limits = RateLimits(input_tokens_per_minute=1000, minute_seconds=1.0)
+    with MessagesAPIServer(_always, limits=limits, clock=clock) as srv:
         client = make_client(srv)
         with pytest.raises(anthropic.RateLimitError) as excinfo:  # more than a minute's worth: never fits
             create(client, _prompt(2000))
@@ -754,7 +776,7 @@ def test_the_input_token_limit_refuses_a_large_request():
             create(client, _prompt(600))
         retry = float(excinfo.value.response.headers["retry-after"])
         assert 0.15 < retry <= 0.25  # about 220 short (each prompt is ~610 tokens with its JSON), 1000 a second
-        time.sleep(retry)
+        clock.advance(retry)
         create(client, _prompt(600))
         assert (srv.answered, srv.rate_limited) == (2, 2)
 
@@ -774,8 +796,9 @@ def test_cache_reads_do_not_count_against_the_input_token_limit():
         assert (srv.answered, srv.rate_limited) == (2, 1)
 
 
-def test_output_tokens_are_debited_after_the_reply():
-    with MessagesAPIServer(limits=RateLimits(output_tokens_per_minute=1000, minute_seconds=1.0)) as srv:
+def test_output_tokens_are_debited_after_the_reply(clock):
+    limits = RateLimits(output_tokens_per_minute=1000, minute_seconds=1.0)
+    with MessagesAPIServer(limits=limits, clock=clock) as srv:
         srv.queue(reply("long", usage={"output_tokens": 1100}), reply("short", usage={"output_tokens": 5}))
         client = make_client(srv)
         raw = client.messages.with_raw_response.create(model=MODEL, max_tokens=2000, messages=HI)
@@ -785,12 +808,13 @@ def test_output_tokens_are_debited_after_the_reply():
             create(client, HI)
         assert "rate limit of 1,000 output tokens per minute" in str(excinfo.value)
         retry = float(excinfo.value.response.headers["retry-after"])
-        assert 0.09 < retry <= 0.11  # 100 below zero, and one more, at 1000 a second
-        time.sleep(retry)
+        assert retry == 0.101  # 100 below zero, and one more, at 1000 a second
+        clock.advance(retry)
         assert create(client, HI).content[0].text == "short"
 
 
-def test_limits_can_be_set_later_and_removed(srv):
+def test_limits_can_be_set_later_and_removed(clock):
+    srv = MessagesAPIServer(clock=clock).start()
     srv.queue(*[reply("ok")] * 4)
     client = make_client(srv)
     create(client, HI)
@@ -803,13 +827,14 @@ def test_limits_can_be_set_later_and_removed(srv):
     srv.limits = None
     create(client, HI)
     assert (srv.answered, srv.rate_limited, srv.pending) == (3, 1, 1)
+    srv.stop()
     with pytest.raises(ValueError):
         RateLimits(requests_per_minute=0)
 
 
-def test_a_429_is_answered_at_once_and_scripted_errors_carry_the_headers():
+def test_a_429_is_answered_at_once_and_scripted_errors_carry_the_headers(clock):
     limits = RateLimits(requests_per_minute=2)
-    with MessagesAPIServer(latency=0.2, limits=limits) as srv:
+    with MessagesAPIServer(latency=0.2, limits=limits, clock=clock) as srv:
         srv.queue(reply("slow"), OVERLOADED)
         client = make_client(srv)
         create(client, HI)
@@ -817,14 +842,14 @@ def test_a_429_is_answered_at_once_and_scripted_errors_carry_the_headers():
             create(client, HI)
         assert excinfo.value.status_code == 529
         assert excinfo.value.response.headers["anthropic-ratelimit-requests-remaining"] == "0"
-        started = time.monotonic()
+        assert clock.slept == [0.2], "the latency, before the 200"
         with pytest.raises(anthropic.RateLimitError):
             create(client, HI)
-        assert time.monotonic() - started < 0.15
+        assert clock.slept == [0.2], "the 429 was answered without waiting"
 
 
-def test_concurrent_requests_are_limited_exactly():
-    with MessagesAPIServer(_always, limits=RateLimits(requests_per_minute=5)) as srv:
+def test_concurrent_requests_are_limited_exactly(clock):
+    with MessagesAPIServer(_always, limits=RateLimits(requests_per_minute=5), clock=clock) as srv:
         client = make_client(srv)
 
         def one(_):

@@ -265,8 +265,7 @@ def test_fifty_replies_with_applied_but_500_answers_and_429s_are_fifty_comments(
     for i, text in enumerate(texts):
         receipt = desk.reply("4821" if i % 2 else "4842", text, run_id=1000 + i, tool_use_id=f"toolu_{i}")
         assert receipt.state == "queued"
-        if i == 20:
-            zd.ratelimit_window(1.5, retry_after=1)
+    zd.ratelimit_requests(3, after=20, retry_after=1)  # mid-stream (a window in seconds raced the queueing)
     again = desk.reply("4842", texts[0], run_id=1000, tool_use_id="toolu_0")
     assert again.state == "duplicate", "the same tool call never queues a second reply"
     sender = desk_writes.DeskSender(db, client_for(settings))

@@ -10,9 +10,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import text
-from sqlalchemy.engine import Engine
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
+
+from bot.db.setup_lock import setup_lock
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -54,16 +56,24 @@ def current_revision(engine: Engine) -> str | None:
         return None
 
 
+def _revision_of(connection: Connection) -> str | None:
+    """current_revision inside a transaction that must go on (a failed SELECT would end it on PostgreSQL)."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
 def upgrade(engine: Engine) -> None:
-    """Bring the database to the newest schema (idempotent; safe for two processes thanks to the DB's locks)."""
+    """Bring the database to the newest schema: once, however many processes start at once on a new database
+    (the first to take the database's set-up lock migrates; the others wait, then find it done)."""
     if head_revision() is not None and current_revision(engine) == head_revision():
         return
-    from alembic import command
+    with setup_lock(engine) as connection:
+        if head_revision() is not None and _revision_of(connection) == head_revision():
+            return
+        from alembic import command
 
-    config = alembic_config()
-    with engine.begin() as connection:
-        if connection.dialect.name == "postgresql":  # one migrator at a time across processes
-            connection.exec_driver_sql("SELECT pg_advisory_xact_lock(727271)")
+        config = alembic_config()
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 

@@ -50,6 +50,9 @@ def _explain(exc: OperationalError) -> str:
     text = _first_line(exc.orig if exc.orig is not None else exc)
     if "readonly" in text or "read-only" in text:
         return "the database file is read-only; give this process write access or point DATABASE_URL elsewhere"
+    if "database is locked" in text or "lock timeout" in text:
+        return ("another process kept the database locked too long (setting it up on a first start, or a long "
+                "write); try again, and if it lasts look for a stuck kitebase process")
     if "unable to open database file" in text:
         return "cannot open the database file (does its directory exist, and may this process write there?)"
     if "connection" in text.lower() or "connect" in text.lower():

@@ -1,4 +1,4 @@
-"""Load the desk in kb_data/ into the database: once, in one transaction, harmless to repeat."""
+"""Load the desk in kb_data/ into the database: once, in one transaction, harmless to repeat or to race."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import insert
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
 from bot.db.engine import Database
 from bot.db.models import Customer, HelpSection, Ticket, TicketMessage, table_of
+from bot.db.setup_lock import setup_lock
 
 logger = logging.getLogger(__name__)
 
@@ -28,18 +28,17 @@ class SeedResult:
 
 
 def seed_desk(db: Database, data_dir: Path) -> SeedResult:
-    """Load customers, tickets and help sections unless the desk is already there."""
+    """Load customers, tickets and help sections unless the desk is already there: once, however many processes
+    start at once (the first to take the database's set-up lock loads it; the others wait, then find it there)."""
     with db.session() as session:
         if session.exec(select(func.count()).select_from(Ticket)).one() > 0:
             return SeedResult(False, *_counts(session))
-    try:
-        with db.session() as session:
-            _load(session, data_dir)
-            counts = _counts(session)
-    except IntegrityError:  # another process seeded at the same moment: theirs stands, ours rolled back
-        logger.info("desk was seeded concurrently by another process")
-        with db.session() as session:
+    with setup_lock(db.engine) as connection, Session(connection, expire_on_commit=False) as session:
+        if session.exec(select(func.count()).select_from(Ticket)).one() > 0:  # loaded while this one waited
             return SeedResult(False, *_counts(session))
+        _load(session, data_dir)
+        session.flush()
+        counts = _counts(session)
     logger.info("seeded desk: %d customers, %d tickets, %d help sections", *counts)
     return SeedResult(True, *counts)
 

@@ -4,6 +4,7 @@ Slack outages and rate limits, in order within each thread, answers before progr
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from bot import outbox
 from bot.agent.offline import OfflineModel
 from bot.db.models import Outbox, Run, utcnow
 from standins.slack_harness import start_harness
-from tests.helpers import approvals_of, staff_replies
+from tests.helpers import PATIENCE, approvals_of, run_row, staff_replies, wait_until
 from tests.scripted import respond, text, use
 
 GOAL = "handle KITE-142"
@@ -119,10 +120,12 @@ def test_answers_go_before_progress_and_progress_is_coalesced(settings, db):
     steps arrive as one message, not one post per step."""
     h, stop = start_harness(settings, db)
     try:
-        h.slack.outage(2)
+        h.slack.outage(math.inf)  # until the run has written all it will (a timed outage raced the run)
         h.send.mention(GOAL)
-        time.sleep(2.5)
-        h.drain()
+        wait_until(lambda: run_row(db, 1) is not None and run_row(db, 1).status == "awaiting_approval"
+                   and not h.ctx.dispatch.busy(), "the run to write its card and every step")
+        h.slack.end_outage()
+        h.drain(timeout=PATIENCE)  # (the sender's backoff after the failed attempts is up to 30 s)
         calls = [c for c in h.slack.calls if c["status"] == 200 and c["method"] in
                  ("chat.postMessage", "chat.startStream", "chat.appendStream", "chat.update")]
         methods = [c["method"] for c in calls]

@@ -3,8 +3,9 @@ stand-ins. Nothing acknowledged is lost, nothing is done twice, and the work goe
 
 from __future__ import annotations
 
+import itertools
 import random
-import time
+import threading
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -14,6 +15,7 @@ from standins.brains import offline_brain
 from standins.serve_process import SECRET, ServeProcess
 from standins.slack_requests import SlackSender
 from standins.slack_server import SlackAPIServer
+from tests.helpers import PATIENCE, wait_until
 
 
 @pytest.fixture
@@ -41,16 +43,6 @@ def rows(url: str, sql: str, **params):
         engine.dispose()
 
 
-def wait_until(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
 def test_every_acknowledged_mention_has_exactly_one_run_whatever_dies_when(database_url, stand_ins, tmp_path):
     rng = random.Random(7)
     serve = ServeProcess(database_url, stand_ins.url, None, tmp_path / "serve.log").start()
@@ -74,30 +66,37 @@ def test_every_acknowledged_mention_has_exactly_one_run_whatever_dies_when(datab
                   for _, ts in acknowledged + unanswered}
         assert acknowledged, "the test must acknowledge mentions"
         assert all(n == 1 for n in counts.values()), counts
-        wait_until(lambda: scalar(database_url, "SELECT COUNT(*) FROM run WHERE status = 'queued'") == 0, 60,
+        wait_until(lambda: scalar(database_url, "SELECT COUNT(*) FROM run WHERE status = 'queued'") == 0,
                    "every run to be continued after the restarts")
     finally:
         serve.stop()
 
 
-def test_a_killed_serve_continues_its_run_within_seconds_of_restarting(database_url, stand_ins, tmp_path):
-    def slow(body):
-        time.sleep(1.5)
+def test_a_killed_serve_continues_its_run_when_it_restarts(database_url, stand_ins, tmp_path):
+    """`serve` is SIGKILLed while its run waits on the model, and started again: the new process continues the
+    run the dead one held, because it sees the owner is gone, not because a lease ran out (the lease is made to
+    outlast the test). How soon that is after the kill is a figure of docs/reliability.md, not a test."""
+    reached, killed, calls = threading.Event(), threading.Event(), itertools.count(1)
+
+    def second_call_outlives_the_process(body):
+        if next(calls) == 2:
+            reached.set()
+            killed.wait()  # answered only once the process that asked is dead
         return offline_brain(body)
 
-    with MessagesAPIServer(slow) as model:
-        serve = ServeProcess(database_url, stand_ins.url, model.url, tmp_path / "serve.log").start()
+    with MessagesAPIServer(second_call_outlives_the_process) as model:
+        serve = ServeProcess(database_url, stand_ins.url, model.url, tmp_path / "serve.log",
+                             KITEBASE_LEASE_SECONDS=str(100 * PATIENCE)).start()
         try:
             SlackSender(serve.url, SECRET).mention("handle KITE-142")
-            wait_until(lambda: len(model.message_requests) >= 2, 30, "the second model call")
-            serve.kill()  # mid-run: its lease (120 s) is still held by a process that is gone
-            killed_at = time.monotonic()
+            assert reached.wait(PATIENCE), "the run's second model call"
+            serve.kill()  # mid-run: its lease is still held by a process that is gone
+            killed.set()
             serve.start()
-            wait_until(lambda: scalar(database_url, "SELECT status FROM run") == "awaiting_approval", 40,
+            wait_until(lambda: scalar(database_url, "SELECT status FROM run") == "awaiting_approval",
                        "the run to reach its draft after the restart")
-            took = time.monotonic() - killed_at
             workers = {w for (w,) in rows(database_url, "SELECT DISTINCT worker FROM step WHERE worker IS NOT NULL")}
         finally:
+            killed.set()
             serve.stop()
-    assert took < 30, f"continued {took:.1f} s after the kill"
     assert len(workers) == 2, "the restarted process continued the run the dead one had started"

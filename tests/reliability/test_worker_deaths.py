@@ -1,5 +1,5 @@
 """The queue shape (PostgreSQL, `kitebase worker` processes) when a worker dies in the middle of runs: they go
-on on another worker (or the restarted one) within seconds, whichever of the two clean-ups comes first (the
+on on another worker (or the restarted one) without waiting for their leases to run out, whichever of the two clean-ups comes first (the
 recovery sweep of runs, the end of the dead worker's procrastinate jobs), and no process logs a traceback for
 it. Killed mid model call, mid tool call (an approved reply being written) and mid checkpoint, holding two
 runs at once, in every order of the clean-ups."""
@@ -25,17 +25,21 @@ from bot.runs.lifecycle.service import RunService
 from standins.anthropic_server import MessagesAPIServer
 from standins.brains import offline_brain
 from standins.worker_process import WorkerProcess
-from tests.helpers import assert_well_formed, staff_replies
+from tests.helpers import PATIENCE, assert_well_formed, staff_replies, wait_until
 
 pytestmark = pytest.mark.postgres
 GOALS = ["handle KITE-142", "handle KITE-144"]
 STALLED = 2.0  # KITEBASE_STALLED_JOB_SECONDS in these tests: procrastinate calls a silent worker stalled after 2 s
+# A lease no run outlives here: a run goes on only because its owner is seen dead, never because a lease ran out,
+# however slow the machine (how soon it goes on is a figure of docs/reliability.md, not a test)
+LEASE = 100 * PATIENCE
 
 
 @pytest.fixture
 def queue(postgres_db):
     db, settings = postgres_db
-    settings = settings.model_copy(update={"execution": "queue", "stalled_job_seconds": STALLED})
+    settings = settings.model_copy(update={"execution": "queue", "stalled_job_seconds": STALLED,
+                                           "lease_seconds": LEASE})
     ensure_schema(settings)
     return db, settings
 
@@ -62,7 +66,7 @@ class Model:
         if hook is not None:
             hook()
         if holding:
-            self._open.wait(60)
+            self._open.wait()  # (the test releases it, whatever happens)
         return offline_brain(body)
 
     def hold(self) -> None:
@@ -125,19 +129,9 @@ def statuses(db) -> dict[int, str]:
         return {r.id: r.status for r in session.exec(select(Run)).all()}
 
 
-def wait_until(check: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
 def worker(settings, model: MessagesAPIServer, log: Path, **env: str) -> WorkerProcess:
     return WorkerProcess(settings.database_url, log, model_url=model.url, KITEBASE_MODEL_MAX_RETRIES="0",
-                         KITEBASE_STALLED_JOB_SECONDS=str(STALLED), **env)
+                         KITEBASE_STALLED_JOB_SECONDS=str(STALLED), KITEBASE_LEASE_SECONDS=str(LEASE), **env)
 
 
 def no_tracebacks(*workers: WorkerProcess) -> None:
@@ -186,7 +180,8 @@ def test_a_worker_killed_holding_two_runs_hands_them_on_in_every_order_of_the_cl
     (`ticket_message` locked by the test) or on their checkpoint (`step` locked). Its runs are found by the
     recovery sweep (which dispatches them again) and its jobs by the stalled-job pass (which ends them); in
     every order of the two (or with another worker alive all along, whose own timers do both), a worker that
-    is started again continues both runs within 30 s; each customer gets one reply; nothing half-written
+    is started again continues both runs (their leases outlast the test: only the clean-ups can hand them on);
+    each customer gets one reply; nothing half-written
     survives; no process logs a traceback."""
     db, settings = queue
     approvals = moment == "tool-call"
@@ -209,20 +204,20 @@ def test_a_worker_killed_holding_two_runs_hands_them_on_in_every_order_of_the_cl
             for run_id in run_ids:
                 dispatcher(run_id)
             if moment == "model-call":
-                wait_until(lambda: brain.held == 2, 30, "both runs' first model call")
+                wait_until(lambda: brain.held == 2, "both runs' first model call")
             elif moment == "checkpoint":
-                wait_until(lambda: waiting_on_locks(settings.database_url, "step") == 2, 30,
+                wait_until(lambda: waiting_on_locks(settings.database_url, "step") == 2,
                            "both runs' checkpoints to wait on the step table")
                 assert statuses(db) == {run_id: "running" for run_id in run_ids}
             else:
-                wait_until(lambda: set(statuses(db).values()) == {"awaiting_approval"}, 30, "both drafts")
+                wait_until(lambda: set(statuses(db).values()) == {"awaiting_approval"}, "both drafts")
                 locks.append(TableLock(settings.database_url, "ticket_message", "SHARE"))
                 with db.session() as session:
                     pending = session.exec(select(Approval).where(col(Approval.status) == "pending")).all()
                 for approval in pending:
                     assert service.decide(approval.id, action="approve", actor="lead").outcome == "approved"
                     dispatcher(approval.run_id)
-                wait_until(lambda: waiting_on_locks(settings.database_url, "ticket_message") == 2, 30,
+                wait_until(lambda: waiting_on_locks(settings.database_url, "ticket_message") == 2,
                            "both approved replies to wait on the ticket_message table")
             if order == "other-worker":
                 second.start()
@@ -236,7 +231,7 @@ def test_a_worker_killed_holding_two_runs_hands_them_on_in_every_order_of_the_cl
 
             def sweep() -> None:
                 recover(service, utcnow(), dispatcher)
-                dispatcher.drain(timeout=10)
+                dispatcher.drain(timeout=PATIENCE)
 
             def stalled() -> None:
                 time.sleep(max(0.0, killed + STALLED + 1 - time.monotonic()))
@@ -257,10 +252,8 @@ def test_a_worker_killed_holding_two_runs_hands_them_on_in_every_order_of_the_cl
                 stalled()
             elif order != "other-worker":
                 second.start()
-            wait_until(lambda: set(statuses(db).values()) == {"completed"}, 40,
+            wait_until(lambda: set(statuses(db).values()) == {"completed"},
                        f"both runs to complete on the other worker ({statuses(db)})")
-            took = time.monotonic() - killed
-            assert took < 30, f"the runs were continued {took:.1f} s after the kill"
             for run_id in run_ids:
                 assert continued_by(db, run_id, second), f"run {run_id}: the other worker went on"
             check_runs_after(db, settings, run_ids, dead)

@@ -195,9 +195,11 @@ def store(session: Session, vocabulary: Vocabulary, kind: str, docs: list[tuple[
 def store_analysed(session: Session, vocabulary: Vocabulary, kind: str,
                    analyses: list[tuple[Document, int, Analysis]], fields: int) -> list[Stored]:
     """Store documents already analysed (a bulk load analyses once for several databases); tickets get their
-    vector (vectors.py)."""
-    numbers = vocabulary.numbers(session, {t for _, _, a in analyses for t in [*a.terms, *a.words]})
+    vector (vectors.py). The vectors are computed before the first write: on SQLite a write holds the
+    database's one write lock until commit, and embedding a whole desk on a slow machine held it past every other
+    process's busy timeout (six first starts at once: "database is locked")."""
     found = _vectors(kind, [doc for doc, _, _ in analyses])
+    numbers = vocabulary.numbers(session, {t for _, _, a in analyses for t in [*a.terms, *a.words]})
     rows: list[dict[str, Any]] = [{"kind": kind, "key": doc.key, "source": source, "updated": doc.updated,
              **encode(analysis, numbers, fields), "vector": vectors.encode(vector)}
                                   for (doc, source, analysis), vector in zip(analyses, found, strict=True)]

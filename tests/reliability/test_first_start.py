@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import urllib.request
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from bot.db import setup_lock as lock_module
 from bot.db.engine import Database
 from bot.db.migrate import head_revision
 from bot.db.open import DatabaseUnusable, open_database
+from bot.search import vectors
+from bot.search.warm import warm_up
 from standins.serve_process import ServeProcess
 from standins.slack_server import SlackAPIServer
 from tests.helpers import PATIENCE, wait_until
@@ -153,3 +156,38 @@ def test_a_set_up_lock_held_too_long_is_one_sentence_not_a_hang(database_url, mo
             open_database(Settings(database_url=database_url))
     finally:
         holder.engine.dispose()
+
+
+def test_the_first_search_stores_the_desk_without_holding_the_write_lock_while_it_embeds(db, monkeypatch):
+    """After a first start every process's first search finds the desk's analysis missing and stores it. Embedding
+    the desk's tickets takes long on a slow machine; done inside the write transaction it held SQLite's one write
+    lock that long, and the other processes' writes failed ("database is locked") or their searches timed out.
+    Here the embedding is held until another connection has written, with no patience at all for a lock."""
+    embedding, go_on = threading.Event(), threading.Event()
+    real = vectors.EMBEDDER.embed
+
+    def held(texts):  # type: ignore[no-untyped-def]
+        embedding.set()
+        assert go_on.wait(PATIENCE)
+        return real(texts)
+
+    monkeypatch.setattr(vectors.EMBEDDER, "embed", held)
+    loader = threading.Thread(target=warm_up, args=(db,))
+    loader.start()
+    other = Database.from_url(db.engine.url.render_as_string(hide_password=False))
+    try:
+        assert embedding.wait(PATIENCE), "the first search embeds the tickets"
+        with other.engine.connect() as connection:
+            if other.dialect == "sqlite":
+                connection.exec_driver_sql("PRAGMA busy_timeout=0")
+            else:
+                connection.exec_driver_sql("SET lock_timeout = '1ms'")
+            connection.execute(text("UPDATE ticket SET title = title WHERE id = 'KITE-142'"))
+            connection.commit()
+    finally:
+        go_on.set()
+        loader.join(PATIENCE)
+        other.engine.dispose()
+    with db.session() as session:
+        stored = session.execute(text("SELECT count(*) FROM search_document WHERE kind = 'ticket'")).scalar()
+    assert stored == len(json.loads((ROOT / "kb_data" / "tickets.json").read_text(encoding="utf-8")))

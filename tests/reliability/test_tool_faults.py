@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from tests.helpers import assert_well_formed, run_row, service_with, steps_of
+from tests.helpers import PATIENCE, assert_well_formed, run_row, service_with, steps_of
 from tests.scripted import ScriptedModel, respond, text, use
 from tools import REGISTRY, Tool, ToolContext, ToolResult, execute
 
@@ -46,14 +46,21 @@ def test_a_tool_that_raises_gives_the_model_a_sentence_and_the_log_the_traceback
 
 
 def test_a_tool_that_hangs_is_abandoned_at_its_timeout(db, settings, monkeypatch):
+    """The tool answers only after the run has returned: the run went on without it (a tool that slept 10 s and
+    a run that had to end within 5 s raced a slow machine)."""
+    release, answered = threading.Event(), threading.Event()
+
     def hangs(ctx, **kwargs):
-        time.sleep(10)
+        release.wait(PATIENCE)
+        answered.set()
         return ToolResult("too late")
 
     with_tool(monkeypatch, "search_help", hangs)
-    started = time.monotonic()
-    state, run_id = one_lookup_run(db, settings, tool_timeout_seconds=1.0)
-    assert time.monotonic() - started < 5
+    try:
+        state, run_id = one_lookup_run(db, settings, tool_timeout_seconds=1.0)
+        assert not answered.is_set(), "the run did not wait for the tool"
+    finally:
+        release.set()
     call = results_of(db, run_id)["search_help"]
     assert state.status == "completed" and call["is_error"] and "did not answer within 1 s" in call["result"]
     assert_well_formed(run_row(db, run_id).messages)

@@ -108,3 +108,12 @@ def test_update_ticket_is_internal_and_needs_a_change(ctx):
 def test_ticket_ids_in_free_text():
     assert ticket_ids_in("handle kite 142 and KITE-144, then KITE-142 again") == ["KITE-142", "KITE-144"]
     assert ticket_ids_in("nothing here") == []
+
+
+def test_an_article_introduction_is_headed_by_its_title_once():
+    from tools.help_center import _hit_text
+
+    intro = {"id": "welcome#0", "heading": "Welcome", "article": "Welcome", "body": "Hi.", "internal": False}
+    section = {**intro, "id": "welcome#1", "heading": "Start here"}
+    assert _hit_text(intro).splitlines()[0] == "[welcome#0] Welcome"
+    assert _hit_text(section).splitlines()[0] == "[welcome#1] Start here — Welcome"

@@ -22,7 +22,9 @@ def search_help(ctx: ToolContext, query: str, limit: int = 2) -> ToolResult:
 
 def _hit_text(hit: dict[str, Any]) -> str:
     label = f"{INTERNAL_LABEL}\n" if hit["internal"] else ""
-    return f"[{hit['id']}] {hit['heading']} — {hit['article']}\n{label}{hit['body']}"
+    # an article's introduction (section 0) is headed by the article's own title: say it once
+    head = hit["heading"] if hit["heading"] == hit["article"] else f"{hit['heading']} — {hit['article']}"
+    return f"[{hit['id']}] {head}\n{label}{hit['body']}"
 
 
 SEARCH_HELP = Tool(

@@ -289,13 +289,19 @@ def cmd_sweep(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.runs.intake.rules import load
     from bot.server import serve
+
+    load(settings.intake_rules)  # a bad rules file: its sentence, and no start (the intake would take wrong tickets)
 
     return serve(settings)
 
 
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.runs.intake.rules import load
     from bot.worker import run_worker
+
+    load(settings.intake_rules)
 
     return run_worker(settings)
 

@@ -67,6 +67,12 @@ class Settings(BaseSettings):
     zendesk_poll_seconds: float = Field(120.0, gt=0, validation_alias="ZENDESK_POLL_SECONDS")
     zendesk_timeout_seconds: float = Field(20.0, gt=0, validation_alias="ZENDESK_TIMEOUT_SECONDS")
 
+    # Intake (bot/runs/intake, docs/intake.md): new tickets that match a rule become runs without a mention.
+    # Off while no rules file is named. A ticket a person answered publicly this many hours ago or less is skipped.
+    intake_rules: Path | None = Field(None, validation_alias="KITEBASE_INTAKE_RULES")
+    intake_quiet_hours: float = Field(24.0, ge=0, validation_alias="KITEBASE_INTAKE_QUIET_HOURS")
+    intake_every_seconds: float = Field(2.0, gt=0, le=600, validation_alias="KITEBASE_INTAKE_EVERY")
+
     # Step log (JSON lines); empty means: only the database
     step_log_path: Path | None = Field(None, validation_alias="KITEBASE_STEP_LOG")
 
@@ -133,6 +139,11 @@ class Settings(BaseSettings):
             raise ValueError("KITEBASE_APPROVAL_REMIND_AFTER must be shorter than KITEBASE_APPROVAL_TTL (a reminder "
                              "after the draft expired would never go out)")
         return self
+
+    @field_validator("intake_rules", mode="before")
+    @classmethod
+    def _unset_when_empty(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("help_center_url", "zendesk_url", mode="before")
     @classmethod

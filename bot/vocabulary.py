@@ -62,6 +62,19 @@ class OutboxStatus(StrEnum):
     FAILED = "failed"  # Slack refused it for good
 
 
+class ArrivalState(StrEnum):
+    """Where a desk arrival (a new ticket, a customer's new message) stands with the intake rules."""
+
+    NEW = "new"  # not looked at yet, or a follow-up held while its ticket's run is live
+    WAITING = "waiting"  # taken by a rule, in its backlog (over a cap, or the rule is paused)
+    STARTED = "started"  # became a run (or continued one)
+    SKIPPED = "skipped"  # a rule matched but the ticket is not for the agent now (on hold, answered...)
+    IGNORED = "ignored"  # no rule takes it (or it is not an arrival a rule looks at)
+
+
+OPEN_ARRIVALS = (ArrivalState.NEW, ArrivalState.WAITING)
+
+
 # --- kinds ---------------------------------------------------------------------------------------------------
 
 
@@ -72,6 +85,11 @@ class StepKind(StrEnum):
     STOP = "stop"  # the run was stopped from outside (stuck, expired)
     APPROVAL = "approval"  # people decided on the turn's gated calls
     WAIT = "wait"  # the run waits for the organization's model budget before its next call
+
+
+class ArrivalKind(StrEnum):
+    TICKET = "ticket"  # a ticket new on the desk
+    MESSAGE = "message"  # a customer's new public message on a ticket already there
 
 
 class StopKind(StrEnum):

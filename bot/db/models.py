@@ -397,6 +397,42 @@ class DeskSync(SQLModel, table=True):
     problem: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # why the last pass failed
 
 
+class DeskArrival(SQLModel, table=True):
+    """Something that arrived on the desk for the intake rules (bot/runs/intake/arrivals.py): a new ticket or a
+    customer's new public message, recorded once however it came (webhook, poll, redelivery, `kitebase desk
+    add`) in the transaction that mirrored it, then taken, held in a rule's backlog, skipped or ignored."""
+
+    __tablename__ = "desk_arrival"
+    __table_args__ = (Index("ix_desk_arrival_open", "state", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(max_length=200, unique=True)  # "ticket:4821", "zendesk-comment:5501", "message:88"
+    kind: str = Field(max_length=16)  # an ArrivalKind
+    ticket_id: str = Field(max_length=32, index=True)
+    fields: dict[str, Any] | None = json_column()  # the desk's fields the rules match on, as they arrived
+    body: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # a message's text
+    author: str | None = Field(default=None, max_length=200)
+    state: str = Field(default="new", max_length=16)  # an ArrivalState
+    rule: str | None = Field(default=None, max_length=64, index=True)
+    reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # why it waits or was skipped
+    run_id: int | None = None
+    created_at: datetime = database_time()
+    decided_at: datetime | None = None  # when it was started, skipped or ignored (the database's clock)
+
+
+class IntakeRule(SQLModel, table=True):
+    """A rule's standing: since when it is in force (arrivals before that are not its), whether a lead paused
+    it, and when it last told its channel about its backlog. The rule itself lives in the rules file."""
+
+    __tablename__ = "intake_rule"
+
+    name: str = Field(primary_key=True, max_length=64)
+    since: datetime = database_time()
+    paused: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
+    paused_by: str | None = Field(default=None, max_length=64)
+    noticed_at: datetime | None = None
+
+
 class DeskWrite(SQLModel, table=True):
     """A write to a real desk (a public reply, an internal note, a status or assignee change), recorded with the
     tool call that decides it and sent exactly once by the desk's sender (bot/desk/zendesk/writes.py)."""

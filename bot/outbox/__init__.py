@@ -24,6 +24,7 @@ from bot.outbox.writers import (
     first_message,
     home,
     homes_changed,
+    intake_request,
     new_row,
     notice,
     put,
@@ -39,6 +40,6 @@ from bot.outbox.writers import (
 )
 
 __all__ = ["OUTBOX", "NewRun", "RunRef", "Where", "after_step", "bump", "card", "card_changed", "digest",
-           "digest_written", "ephemeral", "final", "first_message", "home", "homes_changed", "new_row", "notice", "put",
+           "digest_written", "ephemeral", "final", "first_message", "home", "homes_changed", "intake_request", "new_row", "notice", "put",
            "queue_changed", "queue_post", "reminder", "request", "step_stored", "thread_of", "timeline", "timeline_key",
            "wake"]

@@ -50,6 +50,11 @@ class Renderer:
 
     def _request(self, row: Outbox) -> Delivery:
         payload = row.payload or {}
+        if payload.get("intake"):
+            taken = payload["intake"]
+            text, blocks = ui.build_intake_request(str(taken.get("rule") or ""), str(taken.get("ticket") or ""),
+                                                   taken.get("title"), list(taken.get("why") or []))
+            return self._post_or_update(row, text, blocks, dict(row.state or {}))
         text, blocks = ui.build_request(str(payload.get("user") or ""), str(payload.get("text") or ""))
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 

@@ -204,6 +204,18 @@ def request(session: Session, run: RunRef, text: str) -> int:
     return row_id
 
 
+def intake_request(session: Session, run: RunRef, *, rule: str, why: list[str], title: str | None) -> int:
+    """A run an intake rule started needs a message to thread under, posted first in the rule's channel: which
+    rule took which ticket, and why."""
+    origin = run.origin or {}
+    row_id = put(session, key=f"request:{run.id}", kind="request", priority=FIRST, run_id=run.id,
+                 channel=origin.get("channel"),
+                 payload={"intake": {"rule": rule, "why": why, "ticket": run.ticket_id, "title": title}})
+    run.origin = {**origin, "request_row": row_id}
+    session.execute(update(Run).where(col(Run.id) == run.id).values(origin=run.origin))
+    return row_id
+
+
 def notice(session: Session, *, channel: str, thread_ts: str | None, text: str, key: str | None = None,
            run_id: int | None = None) -> None:
     """A one-off sentence in a thread (why a request started nothing, who resumed a run...)."""

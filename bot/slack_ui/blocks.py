@@ -112,6 +112,9 @@ def timeline_header(run_id: int, ticket_id: str | None, model: str | None, openi
     if kind == "follow_up":
         return (f":arrows_counterclockwise: Continuing run #{run_id} with {who(actor)}'s follow-up "
                 "(a fresh allowance of steps and tokens).")
+    if kind == "customer":
+        return (f":incoming_envelope: The customer wrote again on *{ticket}* ({escape(str(actor or 'the customer'))}): "
+                f"continuing run #{run_id} with a fresh allowance.")
     if kind == "resumed":
         return f":arrows_counterclockwise: {who(actor)} resumed run #{run_id} with a fresh allowance."
     return f"Continuing run #{run_id} on *{ticket}*."
@@ -132,6 +135,15 @@ def build_timeline(header: str, steps: list[dict[str, Any]], status: str) -> Mes
 def build_request(user: str, goal: str) -> Message:
     """A slash command's request, shown in the channel; the run answers in its thread."""
     line = f"{who(user)} asked: {escape(goal)}"
+    return line, [mrkdwn_section(line)]
+
+
+def build_intake_request(rule: str, ticket: str, title: str | None, why: list[str]) -> Message:
+    """The first message of a run an intake rule started (no one asked): which rule took which ticket and why;
+    the run answers in its thread."""
+    subject = f" ({escape(clip(title, 150))})" if title else ""
+    line = (f":inbox_tray: Rule *{escape(rule)}* picked up ticket *{escape(ticket)}*{subject}: "
+            f"{escape(', '.join(why))}. I'll work it in this thread and ask before anything reaches the customer.")
     return line, [mrkdwn_section(line)]
 
 

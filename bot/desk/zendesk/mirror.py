@@ -15,10 +15,12 @@ from sqlmodel import Session, col, select
 
 from bot import search
 from bot.db.models import Customer, HelpSection, SearchDocument, Ticket, TicketMessage, table_of
+from bot.desk import arrivals as desk_arrivals
 from bot.desk.links import heading_anchor
 
 _CUSTOMERS, _TICKETS, _MESSAGES = table_of(Customer), table_of(Ticket), table_of(TicketMessage)
 # Zendesk's six statuses in the three the mirror's search filters know; get_ticket shows Zendesk's own
+NEW_FOR_SECONDS = 86400  # a ticket first mirrored more than a day after its creation is not an arrival
 STATUS = {"new": "open", "open": "open", "pending": "pending", "hold": "pending", "solved": "closed",
           "closed": "closed"}
 
@@ -49,18 +51,24 @@ def _customer(ticket: dict[str, Any], users: dict[int, dict[str, Any]], orgs: di
 
 
 def upsert_ticket(session: Session, ticket: dict[str, Any], comments: list[dict[str, Any]],
-                  users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]], *, index: bool = True) -> None:
+                  users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]], *, index: bool = True,
+                  arrivals: bool = False) -> None:
     """One ticket and its whole conversation as Zendesk has them now (see upsert_tickets)."""
-    upsert_tickets(session, [(ticket, comments)], users, orgs)
+    upsert_tickets(session, [(ticket, comments)], users, orgs, arrivals=arrivals)
     if index:
         search.index_ticket(session, str(ticket["id"]))
 
 
 def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict[str, Any]]]],
-                   users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]]) -> list[str]:
+                   users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]], *,
+                   arrivals: bool = False) -> list[str]:
     """Tickets with their whole conversations as Zendesk has them now, in a few statements per page (a page is
     a thousand tickets). A ticket's messages are replaced only when they changed, so every search index sees
-    the change (it follows new message rows); the caller stores the analysis (search.index_tickets)."""
+    the change (it follows new message rows); the caller stores the analysis (search.index_tickets).
+
+    With `arrivals` (intake is on and this is not the first fill of the mirror), what is new is recorded for the
+    intake rules in the same transaction: a ticket the mirror did not have, and a customer's public comment a
+    mirrored ticket did not have."""
     if not items:
         return []
     conn = session.connection()
@@ -95,6 +103,10 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
         if [(m["author"], m["role"], m["body"], m["attachments"]) for m in rows] != stored.get(values["id"], []):
             changed.append(values["id"])
             messages.extend(rows)
+            if arrivals and values["id"] in known:
+                _arrivals(session, ticket, comments, rows, stored.get(values["id"], []))
+        if arrivals and values["id"] not in known:
+            _arrivals(session, ticket, comments, rows, None)
     if fresh:
         conn.execute(insert(_TICKETS), fresh)
     if changed:
@@ -102,6 +114,36 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
     if messages:
         conn.execute(insert(_MESSAGES), messages)
     return ids
+
+
+def _arrivals(session: Session, ticket: dict[str, Any], comments: list[dict[str, Any]], rows: list[dict[str, Any]],
+              before: list[tuple[Any, ...]] | None) -> None:
+    """Record what is new for the intake: the ticket (`before` None: the mirror did not have it), or the
+    customer's public comments it did not have. A ticket first seen long after it was created (an old ticket that
+    changed, outside the mirror's window) is not new on the desk, and is not recorded."""
+    ticket_id = str(ticket["id"])
+    if before is None:
+        created, updated = zendesk_time(ticket.get("created_at")), zendesk_time(ticket.get("updated_at"))
+        if (updated - created).total_seconds() <= NEW_FOR_SECONDS:
+            desk_arrivals.ticket_arrived(session, key=f"zendesk-ticket:{ticket_id}", ticket_id=ticket_id,
+                                    fields=ticket_fields(ticket))
+        return
+    seen = list(before)
+    for comment, row in zip(comments, rows, strict=True):
+        shape = (row["author"], row["role"], row["body"], row["attachments"])
+        if shape in seen:
+            seen.remove(shape)
+        elif row["role"] == "customer" and comment.get("id") is not None:
+            desk_arrivals.message_arrived(session, key=f"zendesk-comment:{comment['id']}", ticket_id=ticket_id,
+                                     author=row["author"], body=row["body"])
+
+
+def ticket_fields(ticket: dict[str, Any]) -> dict[str, Any]:
+    """The fields intake rules match on, as Zendesk names them (its six statuses, its priorities)."""
+    via = ticket.get("via") or {}
+    return {"status": ticket.get("status"), "priority": ticket.get("priority"), "tags": list(ticket.get("tags") or []),
+            "brand": ticket.get("brand_id"), "group": ticket.get("group_id"),
+            "via": via.get("channel") if isinstance(via, dict) else None, "created_at": ticket.get("created_at")}
 
 
 def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> dict[str, Any]:

@@ -75,13 +75,16 @@ def state(db: Database, name: str = TICKETS) -> DeskSync | None:
 
 def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: bool = False, per_page: int = 1000,
          stop: threading.Event | None = None, sleep: Callable[[float], None] = time.sleep,
-         fence: Fence | None = None) -> SyncReport:
+         fence: Fence | None = None, arrivals: bool = False) -> SyncReport:
     """One pass: the help center, then the ticket export from the stored cursor (or from `since_seconds` ago)
-    until the end of the stream. `fence` is asked in each page's transaction (the caller's lock)."""
+    until the end of the stream. `fence` is asked in each page's transaction (the caller's lock). With
+    `arrivals` (intake is on), new tickets and customers' new comments are recorded for the intake rules, except
+    in the mirror's first fill (no stored cursor, or `full`): what was on the desk before is not new."""
     report = SyncReport()
     report.sections, report.help_problem = _help(client, db, stop, sleep)
     stored = state(db)
     expected = stored.cursor if stored is not None else None  # what each page's cursor write replaces
+    arrivals = arrivals and expected is not None and not full
     params: dict[str, Any] = {"per_page": per_page, "include": "users,organizations"}
     if expected and not full:
         params["cursor"] = expected
@@ -109,7 +112,8 @@ def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: boo
                     if ticket.get("status") == "deleted" or ticket["id"] in gone:
                         report.deleted += mirror.remove_ticket(session, str(ticket["id"]))
                 mirrored = mirror.upsert_tickets(session, [(t, comments[t["id"]]) for t in live
-                                                           if t["id"] in comments], users, orgs)
+                                                           if t["id"] in comments], users, orgs,
+                                                  arrivals=arrivals)
                 search.index_tickets(session, mirrored)  # the page's analysis, stored with it
                 report.tickets += len(mirrored)
         except Superseded as exc:
@@ -125,8 +129,13 @@ def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: boo
     return report
 
 
-def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[str]) -> list[str]:
-    """Fetch the named tickets now (a webhook named them) and mirror them; deleted ones leave. The ids done."""
+def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[str], *,
+                    arrivals: bool = False) -> list[str]:
+    """Fetch the named tickets now (a webhook named them) and mirror them; deleted ones leave. The ids done.
+    With `arrivals` (intake is on), what is new is recorded for the intake once the mirror has had its first
+    fill (before that, the sync's first pass is still bringing in what was already on the desk)."""
+    stored = state(db)
+    arrivals = arrivals and stored is not None and stored.cursor is not None
     done = []
     for ticket_id in ticket_ids:
         try:
@@ -142,7 +151,7 @@ def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[st
         comments = fetch_comments(client, ticket["id"], users)
         people.complete(client, [ticket], [comments], users, orgs)  # a deleted requester or org: left out
         with db.session() as session:
-            mirror.upsert_ticket(session, ticket, comments, users, orgs)
+            mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals)
         done.append(str(ticket_id))
     return done
 

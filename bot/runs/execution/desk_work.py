@@ -54,7 +54,8 @@ def poll(db: Database, settings: Settings, *, owner: str | None = None, client: 
     try:
         report = sync.sync(client or client_for(settings), db, since_seconds=settings.zendesk_sync_since_seconds,
                            full=full, per_page=per_page, stop=lease.lost,
-                           fence=lambda session: processes.renew(session, SYNC_LOCK, owner, LEASE_SECONDS))
+                           fence=lambda session: processes.renew(session, SYNC_LOCK, owner, LEASE_SECONDS),
+                           arrivals=settings.intake_rules is not None)
     finally:
         lease.stop()
         processes.release(db, SYNC_LOCK, owner)
@@ -92,6 +93,24 @@ class _Lease:
                 return
             except Exception:
                 logger.exception("zendesk sync: could not renew the lock (tried again shortly)")
+
+
+INTAKE_LOCK = "intake"  # one intake pass at a time, across processes: the rules' caps count exactly
+
+
+def intake(db: Database, settings: Settings, rules: Any, dispatch: Any, *, owner: str | None = None) -> Any:
+    """One pass of the intake (bot/runs/intake/arrivals.py) by one process at a time, under the named lock
+    `intake`, renewed in each arrival's transaction. None when another process holds it."""
+    from bot.runs.intake import arrivals
+
+    owner = owner or owner_name()
+    if not processes.hold(db, INTAKE_LOCK, owner, LEASE_SECONDS, settings.process_stale_seconds):
+        return None
+    try:
+        return arrivals.take(db, settings, rules, dispatch,
+                             fence=lambda session: processes.renew(session, INTAKE_LOCK, owner, LEASE_SECONDS))
+    finally:
+        processes.release(db, INTAKE_LOCK, owner)
 
 
 def write_failed(db: Database, settings: Settings, write: DeskWrite, why: str) -> None:
@@ -161,6 +180,6 @@ def _refresh(db: Database, settings: Settings, ids: list[str]) -> None:
     from bot.desk.zendesk.desk import client_for
 
     try:
-        sync.refresh_tickets(client_for(settings), db, ids)
+        sync.refresh_tickets(client_for(settings), db, ids, arrivals=settings.intake_rules is not None)
     except Exception:
         logger.exception("zendesk webhook: could not fetch tickets %s (the next poll will)", ids)

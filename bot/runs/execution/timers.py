@@ -55,6 +55,14 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
 
         add(lambda: poll(service.db, settings), IntervalTrigger(seconds=settings.zendesk_poll_seconds),
             "zendesk-poll", "mirror what changed in Zendesk since the last pass (what webhooks missed)")
+    if settings.intake_rules is not None:
+        from bot.runs.execution.desk_work import intake
+        from bot.runs.intake.rules import load
+
+        rules = load(settings.intake_rules)
+        add(lambda: intake(service.db, settings, rules, dispatch),
+            IntervalTrigger(seconds=settings.intake_every_seconds), "intake",
+            "new tickets that match an intake rule become runs; customers' replies continue theirs")
     watched = watched_groups(settings)
     if groups is not None and client is not None and watched:
         add(lambda: groups.refresh(client, watched), IntervalTrigger(seconds=60), "refresh-groups",

@@ -1,0 +1,309 @@
+"""What arrived on the desk becomes work, under the intake rules (rules.py, docs/intake.md).
+
+A pass (the timer's job in every `serve` and `worker`, every KITEBASE_INTAKE_EVERY seconds) takes the open
+arrivals oldest first and decides each in ONE transaction with what it causes:
+
+- a new ticket the first rule in force takes becomes a queued run (created the one way runs are created,
+  `insert_run`) with its first message in the rule's channel ("Rule … picked up ticket …: why"); a ticket on
+  hold, solved or closed, one a person answered publicly in the last KITEBASE_INTAKE_QUIET_HOURS, or one a live
+  run already works, is skipped with its reason; over the rule's max_per_hour or max_usd_per_day, or while the
+  rule is paused, it waits in the rule's backlog and starts, oldest first, when it may;
+- a customer's new public message on a ticket whose last run a rule started (and whose rule keeps follow-ups)
+  continues that run in its thread once the run has ended: held while it is live;
+- anything else is ignored, with the reason.
+
+One pass at a time across processes (the caller holds the named lock `intake`, bot/runs/execution/
+desk_work.py, and `fence` renews it in each arrival's transaction), so the caps count exactly; the arrival's conditional state change and the one-live-run-per-ticket index
+mean that an arrival seen twice, or a pass that lost its lock, starts nothing twice. Times are the database's."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from bot import outbox
+from bot.config import Settings
+from bot.db import clock
+from bot.db.engine import Database
+from bot.db.models import DeskArrival, DeskWrite, IntakeRule, Run, Ticket, TicketMessage, id_of, table_of
+from bot.db.statements import changed, insert_ignore
+from bot.runs.intake.rules import Rule
+from bot.runs.lifecycle.goals import live_run
+from bot.runs.lifecycle.new_run import insert_run
+from bot.runs.lifecycle.reopen import reopen_in
+from bot.vocabulary import LIVE, OPEN_ARRIVALS, ArrivalKind, ArrivalState
+
+logger = logging.getLogger(__name__)
+Fence = Callable[[Session], bool]  # in an arrival's transaction: True while this pass may still write
+BATCH = 200  # arrivals decided per pass at most (the next pass goes on)
+NOTICE_EVERY = timedelta(hours=1)
+SKIP_STATUSES = ("hold", "solved", "closed")
+
+
+@dataclass
+class PassReport:
+    started: list[int] = field(default_factory=list)  # run ids started or continued
+    waiting: int = 0
+    skipped: int = 0
+    ignored: int = 0
+    held: int = 0  # follow-ups held while their run is live
+    superseded: bool = False
+
+
+@dataclass
+class _Decision:
+    state: ArrivalState
+    reason: str | None = None
+    rule: str | None = None
+    run_id: int | None = None
+
+
+def standing(db: Database, rules: list[Rule]) -> dict[str, IntakeRule]:
+    """Each rule's row (created, in force from now by the database's clock, the first time the rule is seen)."""
+    table = table_of(IntakeRule)
+    with db.session() as session:
+        for rule in rules:
+            insert_ignore(session, table, {"name": rule.name, "paused": False, "paused_by": None,
+                                           "noticed_at": None}, conflict=("name",))
+        rows = {row.name: row for row in session.exec(select(IntakeRule)).all()}
+        for row in rows.values():
+            session.expunge(row)
+        return rows
+
+
+def take(db: Database, settings: Settings, rules: list[Rule], dispatch: Callable[[int], object], *,
+         fence: Fence | None = None) -> PassReport:
+    """One pass over the open arrivals, oldest first; what it started is dispatched after its commit. `fence` is
+    asked in each arrival's transaction (the caller's lock): when it says no, the pass stops there."""
+    report = PassReport()
+    if not rules:
+        return report
+    standings = standing(db, rules)
+    with db.session() as session:
+        ids = session.exec(select(DeskArrival.id).where(col(DeskArrival.state).in_(OPEN_ARRIVALS))
+                           .order_by(col(DeskArrival.id)).limit(BATCH)).all()
+    for arrival_id in ids:
+        try:
+            decision = _decide_one(db, settings, rules, standings, fence, int(arrival_id or 0))
+        except _Superseded:
+            report.superseded = True
+            return report
+        except IntegrityError:  # a person's run took the ticket meanwhile: the next pass says so
+            logger.info("intake: arrival %s raced another run for its ticket; looked at again", arrival_id)
+            continue
+        if decision is None:
+            continue
+        _count(report, decision)
+        if decision.state == ArrivalState.STARTED and decision.run_id is not None:
+            report.started.append(decision.run_id)
+            dispatch(decision.run_id)
+    _backlog_notices(db, rules)
+    return report
+
+
+class _Superseded(Exception):
+    pass
+
+
+def _count(report: PassReport, decision: _Decision) -> None:
+    if decision.state == ArrivalState.WAITING:
+        report.waiting += 1
+    elif decision.state == ArrivalState.SKIPPED:
+        report.skipped += 1
+    elif decision.state == ArrivalState.IGNORED:
+        report.ignored += 1
+    elif decision.state == ArrivalState.NEW:
+        report.held += 1
+
+
+def _decide_one(db: Database, settings: Settings, rules: list[Rule], standings: dict[str, IntakeRule],
+                fence: Fence | None, arrival_id: int) -> _Decision | None:
+    with db.session() as session:
+        if fence is not None and not fence(session):
+            raise _Superseded()
+        arrival = session.get(DeskArrival, arrival_id)
+        if arrival is None or arrival.state not in OPEN_ARRIVALS:
+            return None
+        now = clock.read_now(session)
+        standings = {**standings, **{row.name: row for row in session.exec(select(IntakeRule)).all()}}
+        if arrival.kind == ArrivalKind.TICKET:
+            decision = _new_ticket(session, settings, rules, standings, arrival, now)
+        else:
+            decision = _message(session, settings, rules, standings, arrival, now)
+        if (decision.state, decision.reason, decision.rule) == (arrival.state, arrival.reason, arrival.rule):
+            return decision  # still waiting (or held) for the same reason: nothing to write
+        done = decision.state not in OPEN_ARRIVALS
+        moved = changed(session.execute(
+            update(DeskArrival).where(col(DeskArrival.id) == arrival_id, col(DeskArrival.state) == arrival.state)
+            .values(state=decision.state, reason=decision.reason, rule=decision.rule, run_id=decision.run_id,
+                    decided_at=clock.now() if done else None)))
+        if moved != 1:
+            session.rollback()
+            return None
+        outbox.homes_changed(session)
+        return decision
+
+
+def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standings: dict[str, IntakeRule],
+                arrival: DeskArrival, now: datetime) -> _Decision:
+    ticket = session.get(Ticket, arrival.ticket_id)
+    if ticket is None:
+        return _Decision(ArrivalState.IGNORED, "the ticket is no longer on the desk", arrival.rule)
+    fields = arrival.fields or {}
+    rule, why = None, None
+    for candidate in rules:
+        row = standings.get(candidate.name)
+        if row is None or _naive(row.since) > _naive(arrival.created_at):
+            continue  # the rule came into force after this arrived: not its
+        why = candidate.why(fields)
+        if why is not None:
+            rule = candidate
+            break
+    if rule is None or why is None:
+        return _Decision(ArrivalState.IGNORED, "no rule takes it")
+    skip = _skip_reason(session, settings, ticket, fields)
+    if skip is not None:
+        return _Decision(ArrivalState.SKIPPED, skip, rule.name)
+    hold = _held(session, rule, standings[rule.name], now, count_hour=True)
+    if hold is not None:
+        return _Decision(ArrivalState.WAITING, hold, rule.name)
+    run_id = _start(session, settings, rule, why, ticket)
+    return _Decision(ArrivalState.STARTED, "started: " + ", ".join(why), rule.name, run_id)
+
+
+def _skip_reason(session: Session, settings: Settings, ticket: Ticket, fields: dict[str, object]) -> str | None:
+    status = str(fields.get("status") or ticket.status or "").lower()
+    if status in SKIP_STATUSES or ticket.status == "closed":
+        return f"the ticket is {'solved or closed' if ticket.status == 'closed' else status}"
+    live = live_run(session, ticket.id)
+    if live is not None:
+        return f"run #{live.id} already works it"
+    answered = _answered_by_a_person(session, ticket, settings.intake_quiet_hours)
+    if answered is not None:
+        return answered
+    return None
+
+
+def _answered_by_a_person(session: Session, ticket: Ticket, quiet_hours: float) -> str | None:
+    """A public reply by a person (not one of ours) within `quiet_hours` of the ticket's last update: both times
+    are the desk's own clock (Zendesk's `created_at` and `updated_at`)."""
+    if quiet_hours <= 0:
+        return None
+    since = _naive(ticket.updated_at) - timedelta(hours=quiet_hours)
+    replies = session.exec(select(TicketMessage).where(col(TicketMessage.ticket_id) == ticket.id,
+                                                       col(TicketMessage.role) == "staff",
+                                                       col(TicketMessage.run_id).is_(None))).all()
+    ours = {_words(body) for body in session.exec(select(DeskWrite.body).where(
+        col(DeskWrite.ticket_id) == ticket.id, col(DeskWrite.kind) == "reply")).all() if body}
+    for reply in replies:
+        if _naive(reply.created_at) >= since and _words(reply.body) not in ours:
+            return (f"{reply.author} answered it publicly in the last {quiet_hours:g} h "
+                    "(KITEBASE_INTAKE_QUIET_HOURS)")
+    return None
+
+
+def _held(session: Session, rule: Rule, row: IntakeRule, now: datetime, *, count_hour: bool) -> str | None:
+    """Why an arrival the rule took must wait now (None: it may start)."""
+    if row.paused:
+        return f"rule '{rule.name}' is paused" + (f" (by <@{row.paused_by}>)" if row.paused_by else "")
+    if count_hour and rule.max_per_hour is not None:
+        started = session.exec(select(func.count()).select_from(DeskArrival).where(
+            col(DeskArrival.rule) == rule.name, col(DeskArrival.kind) == ArrivalKind.TICKET,
+            col(DeskArrival.state) == ArrivalState.STARTED,
+            col(DeskArrival.decided_at) > now - timedelta(hours=1))).one()
+        if started >= rule.max_per_hour:
+            return f"over max_per_hour = {rule.max_per_hour}"
+    if rule.max_usd_per_day is not None:
+        spent = spend_today(session, rule.name, now)
+        if spent >= rule.max_usd_per_day:
+            return f"over max_usd_per_day = {rule.max_usd_per_day:g} (${spent:.2f} spent today, UTC)"
+    return None
+
+
+def spend_today(session: Session, rule: str, now: datetime) -> float:
+    """What the runs a rule started or continued today (UTC, the database's day) have cost."""
+    day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    runs = select(DeskArrival.run_id).where(col(DeskArrival.rule) == rule,
+                                            col(DeskArrival.state) == ArrivalState.STARTED,
+                                            col(DeskArrival.decided_at) >= day).distinct()
+    total = session.exec(select(func.coalesce(func.sum(Run.cost_usd), 0.0)).where(col(Run.id).in_(runs))).one()
+    return float(total or 0.0)
+
+
+def goal_of(ticket_id: str, rule: Rule, why: list[str]) -> str:
+    return f"handle {ticket_id} (picked up by rule '{rule.name}': {', '.join(why)})"
+
+
+def _start(session: Session, settings: Settings, rule: Rule, why: list[str], ticket: Ticket) -> int:
+    origin = {"surface": "intake", "channel": rule.channel, "rule": rule.name}
+    run_id = insert_run(session, goal=goal_of(ticket.id, rule, why), ticket_id=ticket.id, model=settings.model,
+                        started_by=None, origin=origin, thread_key=None)
+    if run_id is None:  # the ticket row is there (read above, same transaction): cannot happen
+        raise RuntimeError(f"ticket {ticket.id} vanished while its run was created")
+    new = outbox.NewRun(id=run_id, ticket_id=ticket.id, model=settings.model, origin=origin)
+    outbox.intake_request(session, new, rule=rule.name, why=why, title=ticket.title)
+    outbox.timeline(session, new, 1, {"kind": "start"})
+    return run_id
+
+
+def _message(session: Session, settings: Settings, rules: list[Rule], standings: dict[str, IntakeRule],
+             arrival: DeskArrival, now: datetime) -> _Decision:
+    run = session.exec(select(Run).where(col(Run.ticket_id) == arrival.ticket_id)
+                       .order_by(col(Run.id).desc())).first()
+    if run is None:
+        return _Decision(ArrivalState.IGNORED, "no run has worked this ticket")
+    name = (run.origin or {}).get("rule")
+    rule = next((r for r in rules if r.name == name), None)
+    if rule is None:
+        return _Decision(ArrivalState.IGNORED, f"run #{run.id} was not started by an intake rule in force")
+    if not rule.follow_ups:
+        return _Decision(ArrivalState.IGNORED, f"rule '{rule.name}' takes no follow-ups", rule.name)
+    if run.status in LIVE:
+        return _Decision(ArrivalState.NEW, f"held until run #{run.id} ends", rule.name)
+    hold = _held(session, rule, standings[rule.name], now, count_hour=False)
+    if hold is not None:
+        return _Decision(ArrivalState.WAITING, hold, rule.name)
+    who = arrival.author or "the customer"
+    text = (f"The customer ({who}) wrote again on ticket {arrival.ticket_id}:\n\n{arrival.body or ''}\n\n"
+            "Read the ticket's new message and continue: draft a reply for the customer if one is needed "
+            "(it waits for a person's approval, as before).")
+    reopen_in(session, run, text, opening={"kind": "customer", "actor": who})
+    return _Decision(ArrivalState.STARTED, "follow-up", rule.name, id_of(run))
+
+
+def _backlog_notices(db: Database, rules: list[Rule]) -> None:
+    """Each rule holding a backlog tells its channel so, at most once an hour."""
+    with db.session() as session:
+        now = clock.read_now(session)
+        for rule in rules:
+            waiting = session.exec(select(func.count()).select_from(DeskArrival).where(
+                col(DeskArrival.rule) == rule.name, col(DeskArrival.state) == ArrivalState.WAITING)).one()
+            if not waiting:
+                continue
+            row = session.get(IntakeRule, rule.name)
+            if row is None or (row.noticed_at is not None and _naive(row.noticed_at) > _naive(now) - NOTICE_EVERY):
+                continue
+            reason = session.exec(select(DeskArrival.reason).where(
+                col(DeskArrival.rule) == rule.name, col(DeskArrival.state) == ArrivalState.WAITING)
+                .order_by(col(DeskArrival.id))).first()
+            session.execute(update(IntakeRule).where(col(IntakeRule.name) == rule.name)
+                            .values(noticed_at=clock.now()))
+            outbox.notice(session, channel=rule.channel, thread_ts=None,
+                          key=f"intake-backlog:{rule.name}:{now:%Y-%m-%dT%H:%M}",
+                          text=f"Rule *{rule.name}* holds {waiting} ticket(s) in its backlog ({reason}); they "
+                               "start oldest first as soon as the rule allows. `kitebase intake status` "
+                               "shows them.")
+
+
+def _naive(value: datetime) -> datetime:
+    return value.replace(tzinfo=None) if value.tzinfo is not None else value
+
+
+def _words(text: str | None) -> str:
+    return " ".join((text or "").split())

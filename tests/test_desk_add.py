@@ -253,3 +253,21 @@ def test_two_adds_at_once_take_different_numbers(cli: Any, database: Database,
     assert all(ids == sorted(ids, key=lambda t: int(t[5:])) and len(ids) == 3 for ids in done)
     with database.session() as session:
         assert session.exec(select(func.count()).select_from(DeskArrival)).one() == 15
+
+
+def test_a_customer_is_named_by_id_or_name_in_any_case_and_a_new_one_once(cli: Any, database: Database,
+                                                                          tmp_path: Path) -> None:
+    named = [{**NEW_CUSTOMER, "customer": who} for who in ("NORTHWIND-STUDIO", "northwind studio", "Ärztehaus Süd",
+                                                           "ärztehaus süd", "北京书店")]
+    code, out, err = cli("desk", "add", lines(tmp_path, *named), "--json")
+    assert code == 0, err
+    added = json.loads(out)["added"]
+    assert [(a["customer_id"], a["new_customer"]) for a in added] == [
+        ("northwind-studio", False), ("northwind-studio", False), ("arztehaus-sud", True), ("arztehaus-sud", False),
+        ("customer", True)]
+    assert json.loads(out)["new_customers"] == 2
+    with database.session() as session:
+        assert session.get(Customer, "arztehaus-sud").name == "Ärztehaus Süd"  # type: ignore[union-attr]
+        assert [m.author for m in session.exec(select(TicketMessage).where(
+            col(TicketMessage.ticket_id).in_(["KITE-220", "KITE-222"])).order_by(col(TicketMessage.id))).all()] == \
+            ["Ärztehaus Süd", "北京书店"]

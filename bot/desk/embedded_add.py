@@ -14,16 +14,17 @@ from __future__ import annotations
 import json
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from bot import search
 from bot.db import clock
 from bot.db.engine import Database
-from bot.db.models import Customer, Ticket, TicketMessage, id_of
+from bot.db.models import Customer, Ticket, TicketMessage, get_or_raise, id_of
 from bot.desk import arrivals as desk_arrivals
 from bot.desk.base import DeskError
 from bot.desk.ids import KITE_ID, normalise_ticket_id
@@ -123,8 +124,10 @@ class _Bad(Exception):
 def _item(number: int, raw: str) -> Item:
     try:
         data = json.loads(raw)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise _Bad(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise _Bad("not JSON we can read (nested too deeply)") from None
     if not isinstance(data, dict):
         raise _Bad("not a JSON object; each line is one {…}")
     if "ticket_id" in data:
@@ -224,9 +227,9 @@ def _highest_number(session: Session) -> int:
 
 def _add_ticket(session: Session, item: NewTicket, ticket_id: str, customers: dict[str, tuple[Customer, bool]],
                 now: Any, arrivals: bool) -> Added:
-    if item.customer.lower() not in customers:
-        customers[item.customer.lower()] = _customer(session, item.customer)
-    customer, created = customers[item.customer.lower()]
+    known = customers.get(item.customer.casefold())
+    customer, created = (known[0], False) if known else _customer(session, item.customer)
+    customers[item.customer.casefold()] = (customer, created)
     session.add(Ticket(id=ticket_id, customer_id=customer.id, title=item.title, status="open",
                        priority=item.priority, tags=list(item.tags), created_at=now, updated_at=now))
     session.flush()  # the ticket before its message (a foreign key)
@@ -259,17 +262,17 @@ def _add_message(session: Session, item: NewMessage, ticket: Ticket, now: Any, a
 
 
 def _customer(session: Session, given: str) -> tuple[Customer, bool]:
-    """The customer `given` names: by id, else by name (any case); else a new customer of that name, with an id
-    made from it. True when it is new."""
-    row = session.get(Customer, given)
-    if row is not None:
-        return row, False
-    named = session.exec(select(Customer).where(func.lower(Customer.name) == given.lower())
-                         .order_by(col(Customer.id))).first()
-    if named is not None:
-        return named, False
-    base = re.sub(r"[^a-z0-9]+", "-", given.lower()).strip("-")[:56] or "customer"
-    taken = set(session.exec(select(Customer.id).where(col(Customer.id).like(f"{base}%"))).all())
+    """The customer `given` names: by id, else by name (either in any case); else a new customer of that name,
+    with an id made from it. True when it is new."""
+    wanted = given.casefold()
+    rows = session.exec(select(Customer.id, Customer.name).order_by(col(Customer.id))).all()
+    key = next((i for i, _ in rows if i.casefold() == wanted), None) or \
+        next((i for i, name in rows if name.casefold() == wanted), None)
+    if key is not None:
+        return get_or_raise(session, Customer, key), False
+    plain = unicodedata.normalize("NFKD", given).encode("ascii", "ignore").decode().lower()
+    base = re.sub(r"[^a-z0-9]+", "-", plain).strip("-")[:56] or "customer"
+    taken = {i for i, _ in rows}
     key, n = base, 1
     while key in taken:
         n += 1

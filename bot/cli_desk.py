@@ -1,11 +1,14 @@
-"""`kitebase desk status|sync|retry`: which desk the agent works, how fresh its mirror is, and its writes."""
+"""`kitebase desk status|sync|retry|add`: which desk the agent works, how fresh its mirror is, its writes, and
+new tickets and customers' messages for the embedded desk."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import asdict
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlmodel import func, select
@@ -19,7 +22,7 @@ from bot.runs.reports import queries
 
 
 def add_desk_commands(sub: Any) -> None:
-    desk = sub.add_parser("desk", help="the desk the agent works: status, sync (Zendesk), failed writes")
+    desk = sub.add_parser("desk", help="the desk the agent works: status, sync (Zendesk), failed writes, add")
     what = desk.add_subparsers(dest="desk_command", required=True)
     status = what.add_parser("status", help="backend, last sync, counts, the export cursor's lag, writes")
     status.add_argument("--json", action="store_true")
@@ -29,6 +32,10 @@ def add_desk_commands(sub: Any) -> None:
     sync.set_defaults(handler=cmd_desk_sync)
     retry = what.add_parser("retry", help="send the writes that failed again (after fixing what they said)")
     retry.set_defaults(handler=cmd_desk_retry)
+    add = what.add_parser("add", help="new tickets and customers' messages for the embedded desk, from JSON lines")
+    add.add_argument("file", metavar="FILE", help="one JSON object a line ('-' reads stdin); docs/intake.md")
+    add.add_argument("--json", action="store_true")
+    add.set_defaults(handler=cmd_desk_add)
 
 
 def desk_status(settings: Settings) -> dict[str, Any]:
@@ -124,4 +131,51 @@ def cmd_desk_retry(args: argparse.Namespace, settings: Settings) -> int:
     count = retry_failed(open_database(settings))
     print(f"{count} failed write(s) queued again; a running `kitebase serve` or `worker` sends them, or the next "
           "`kitebase run`.")
+    return EXIT_OK
+
+
+def cmd_desk_add(args: argparse.Namespace, settings: Settings) -> int:
+    """New tickets and customers' messages on the embedded desk (bot/desk/embedded_add.py), recorded for the
+    intake rules when KITEBASE_INTAKE_RULES is set, as a Zendesk arrival is."""
+    if settings.desk != "embedded":
+        raise BadInput("On KITEBASE_DESK=zendesk tickets arrive from Zendesk (its webhook and `kitebase desk "
+                       "sync`); `kitebase desk add` adds to the embedded desk only. Create the ticket in Zendesk.")
+    from bot.desk import embedded_add
+
+    where = "stdin" if args.file == "-" else args.file
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot read {where} ({exc.strerror or exc}).") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{where} is not UTF-8 text; save it as UTF-8 JSON lines.") from None
+    try:
+        items = embedded_add.parse(text, where)
+        db = open_database(settings)
+        intake = settings.intake_rules is not None
+        if intake:  # a bad rules file is said now; the rules are in force from now, so these are theirs
+            from bot.runs.intake import arrivals, rules
+
+            arrivals.standing(db, rules.load(settings.intake_rules))
+        report = embedded_add.add(db, items, arrivals=intake, where=where)
+    except embedded_add.BadLines as exc:
+        raise BadInput(str(exc)) from None
+    intake_line = ("Recorded for the intake: the next intake pass (in `kitebase serve` or `worker`, every "
+                   f"{describe(settings.intake_every_seconds)}) takes them by the rules in KITEBASE_INTAKE_RULES."
+                   if report.recorded else
+                   "Intake is off: nothing will pick these up until KITEBASE_INTAKE_RULES is set (docs/intake.md).")
+    if args.json:
+        print(json.dumps({"added": [asdict(a) for a in report.added], "tickets": report.count("ticket"),
+                          "messages": report.count("message"), "new_customers": report.new_customers,
+                          "intake": report.recorded}, ensure_ascii=False))
+        return EXIT_OK
+    for item in report.added:
+        if item.kind == "ticket":
+            who = f"{item.customer} (new customer, id {item.customer_id})" if item.new_customer else item.customer
+            print(f"{item.ticket_id}: new ticket for {who}: {json.dumps(item.title, ensure_ascii=False)} "
+                  f"(line {item.line})")
+        else:
+            print(f"{item.ticket_id}: message from {item.author} (line {item.line})")
+    print(f"Added {report.count('ticket')} ticket(s) and {report.count('message')} message(s) to the embedded desk"
+          + (f" ({report.new_customers} new customer(s))" if report.new_customers else "") + ". " + intake_line)
     return EXIT_OK

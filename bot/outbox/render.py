@@ -67,7 +67,8 @@ class Renderer:
             return None
         closed = payload.get("to_step") is not None
         status = ui.timeline_status(view["run"]["status"], closed)
-        mode = state.get("mode") or ("stream" if self.streaming() else "message")
+        mode = state.get("mode") or ("stream" if self.streaming() and _has_reader(row.channel, view["run"])
+                                     else "message")
         if mode == "stream":
             return self._stream(row, view, state, closed, status)
         text, blocks = ui.build_timeline(_header(view, payload), view["steps"], status)
@@ -192,3 +193,10 @@ class Renderer:
 def _header(view: dict[str, Any], payload: dict[str, Any]) -> str:
     run = view["run"]
     return ui.timeline_header(run["id"], run["ticket_id"], run["model"], payload.get("opening") or {})
+
+
+def _has_reader(channel: str | None, run: dict[str, Any]) -> bool:
+    """Whether Slack lets this run's timeline be streamed: outside a DM, chat.startStream needs the person it
+    streams to (recipient_user_id and recipient_team_id), and a run an intake rule started has none; its timeline
+    is a posted message that is updated instead."""
+    return (channel or "").startswith("D") or bool(run.get("started_by") and run.get("team"))

@@ -71,7 +71,9 @@ def mentions(ids: frozenset[str]) -> list[str]:
 def approvers_hint(settings: Settings, started_by: str | None, reminded: bool = False) -> str:
     approvers = settings.approvers
     if not approvers:
-        hint = f"Only <@{started_by}>, who started the run, can decide." if started_by else ""
+        hint = (f"Only <@{started_by}>, who started the run, can decide." if started_by else
+                "No one can decide yet: an intake rule started this run, not a person, so only KITEBASE_APPROVERS "
+                "may decide, and it is unset.")
     else:
         hint = "Approvers: " + ", ".join(mentions(approvers)) + "."
     backups = settings.backup_approvers

@@ -534,13 +534,14 @@ class ZendeskServer(LocalHTTPServer):
     def add_ticket(self, subject: str, description: str, requester_id: int, *, status: str = "open",
                    priority: str | None = "normal", tags: Iterable[str] = (), assignee_id: int | None = None,
                    brand_id: int | None = None, created_at: str | float | None = None,
-                   ticket_id: int | None = None) -> int:
-        """A ticket whose description is its first public comment, by the requester."""
+                   ticket_id: int | None = None, via: str = "web", group_id: int | None = None) -> int:
+        """A ticket whose description is its first public comment, by the requester, arriving by `via` (Zendesk's
+        via.channel: web, email, api, chat, ...) into `group_id` (None: no group)."""
         with self._lock:
             rec = self._create_ticket(subject, description, requester_id, submitter_id=requester_id,
                                       status=status, priority=priority, tags=tags, assignee_id=assignee_id,
                                       brand_id=brand_id, at=None if created_at is None else epoch(created_at),
-                                      ticket_id=ticket_id, channel="web")
+                                      ticket_id=ticket_id, channel=via, extra={"group_id": group_id})
             return int(rec["id"])
 
     def add_comment(self, ticket_id: int, body: str, *, author_id: int, public: bool = True,
@@ -555,6 +556,8 @@ class ZendeskServer(LocalHTTPServer):
             comment = self._append_comment(rec, body=body, html_body=None, author_id=author_id, public=public,
                                            at=at, channel="web")
             comment["attachments"] = [self._attachment(spec) for spec in attachments]
+            if public and self._users[author_id]["role"] == "end-user" and rec["status"] in ("pending", "solved"):
+                rec["status"] = "open"  # Zendesk's statuses: a requester's answer sets pending or solved back to open
             self._touch(rec, at)
             return int(comment["id"])
 
@@ -571,11 +574,12 @@ class ZendeskServer(LocalHTTPServer):
             del self._orgs[org_id]
 
     def update_ticket(self, ticket_id: int, **fields: Any) -> None:
-        """Change fields as an agent in the UI would (status, priority, assignee_id, subject, tags, brand_id)."""
+        """Change fields as an agent in the UI would (status, priority, assignee_id, subject, tags, brand_id,
+        group_id)."""
         with self._lock:
             rec = self._live_ticket(ticket_id)
             for name, value in fields.items():
-                if name not in ("status", "priority", "assignee_id", "subject", "tags", "brand_id"):
+                if name not in ("status", "priority", "assignee_id", "subject", "tags", "brand_id", "group_id"):
                     raise ValueError(f"update_ticket cannot change {name!r}")
                 rec[name] = list(value) if name == "tags" else value
                 if name == "subject":

@@ -590,3 +590,22 @@ def test_send_webhook_posts_signed_strings(zd: ZendeskServer) -> None:
     finally:
         app.shutdown()
         app.server_close()
+
+
+def test_a_tickets_channel_and_group_and_a_requesters_answer_reopening_it(zd: ZendeskServer) -> None:
+    """via.channel and group_id as the API shows them; a requester's public comment sets a pending or solved
+    ticket back to open (Zendesk's "Updating and solving tickets"); an agent's comment or a private one does not."""
+    requester = zd.add_user("Ana Lima", "ana@example.com")
+    agent = zd.add_user("Sam Agent", "sam@kitebase.example", role="agent")
+    ticket = zd.add_ticket("By email", "Hello", requester, via="email", group_id=77, status="pending")
+    shown = call(zd, "GET", f"/api/v2/tickets/{ticket}.json")[2]["ticket"]
+    assert shown["via"] == {"channel": "email"} and shown["group_id"] == 77
+    zd.add_comment(ticket, "Working on it", author_id=agent)
+    assert zd.tickets[ticket]["status"] == "pending"
+    zd.add_comment(ticket, "Any news?", author_id=requester)
+    assert zd.tickets[ticket]["status"] == "open"
+    zd.update_ticket(ticket, status="solved")
+    zd.add_comment(ticket, "note", author_id=requester, public=False)
+    assert zd.tickets[ticket]["status"] == "solved"
+    zd.add_comment(ticket, "It broke again", author_id=requester)
+    assert zd.tickets[ticket]["status"] == "open"

@@ -25,7 +25,7 @@ from bot.desk.base import (
 from bot.desk.ids import TicketIds
 from bot.desk.zendesk import mirror, people, writes
 from bot.desk.zendesk.client import Forbidden, ZendeskClient
-from bot.desk.zendesk.sync import fetch_comments
+from bot.desk.zendesk.sync import fetch_comments, filled
 
 logger = logging.getLogger(__name__)
 _clients: dict[tuple[str, str | None], ZendeskClient] = {}
@@ -92,8 +92,11 @@ class ZendeskDesk(TicketIds):
         except DeskError as exc:  # the ticket itself was read: its people are unknown, never guessed
             logger.warning("zendesk: ticket %s: the lookup of its users and organization failed: %s", ticket_id, exc)
             looked_up = False
+        # What the mirror sees first here (a customer's comment read by a run before its webhook or the poll) is
+        # an arrival as it would be there: recorded, or the intake would never see it.
+        arrivals = self.settings.intake_rules is not None and filled(self.db)
         with self.db.session() as session:
-            mirror.upsert_ticket(session, ticket, comments, users, orgs)
+            mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals)
         requester = users.get(ticket.get("requester_id") or 0) or {}
         org = orgs.get(ticket.get("organization_id") or 0) or {}
         assignee = users.get(ticket.get("assignee_id") or 0) or {}

@@ -134,8 +134,7 @@ def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[st
     """Fetch the named tickets now (a webhook named them) and mirror them; deleted ones leave. The ids done.
     With `arrivals` (intake is on), what is new is recorded for the intake once the mirror has had its first
     fill (before that, the sync's first pass is still bringing in what was already on the desk)."""
-    stored = state(db)
-    arrivals = arrivals and stored is not None and stored.cursor is not None
+    arrivals = arrivals and filled(db)
     done = []
     for ticket_id in ticket_ids:
         try:
@@ -154,6 +153,13 @@ def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[st
             mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals)
         done.append(str(ticket_id))
     return done
+
+
+def filled(db: Database) -> bool:
+    """Whether the mirror has had its first fill (a cursor is stored): from then on, what the mirror sees for the
+    first time arrived on the desk, and is recorded for the intake."""
+    stored = state(db)
+    return stored is not None and stored.cursor is not None
 
 
 def fetch_comments(client: ZendeskClient, ticket_id: int | str, users: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:

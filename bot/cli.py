@@ -289,21 +289,31 @@ def cmd_sweep(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.runs.intake.rules import load
     from bot.server import serve
 
-    load(settings.intake_rules)  # a bad rules file: its sentence, and no start (the intake would take wrong tickets)
-
-    return serve(settings)
+    refused = _intake_refused(settings, "serve")
+    return refused if refused is not None else serve(settings)
 
 
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.runs.intake.rules import load
     from bot.worker import run_worker
 
-    load(settings.intake_rules)
+    refused = _intake_refused(settings, "worker")
+    return refused if refused is not None else run_worker(settings)
 
-    return run_worker(settings)
+
+def _intake_refused(settings: Settings, command: str) -> int | None:
+    """Why `serve` or `worker` must not start with these intake settings (its exit code), or None. A bad rules
+    file raises its sentence (the intake would take the wrong tickets). Rules without KITEBASE_APPROVERS: no
+    person starts an intake run, so only approvers may decide on its drafts, and there would be none."""
+    from bot.runs.intake.rules import load
+
+    if load(settings.intake_rules) and not settings.approvers:
+        print(f"kitebase {command}: KITEBASE_INTAKE_RULES is set but KITEBASE_APPROVERS is empty. No person starts "
+              "an intake run, so only the approvers may decide on its drafts, and no one could: set "
+              "KITEBASE_APPROVERS (Slack user or user-group ids), or unset KITEBASE_INTAKE_RULES.", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return None
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from bot.listeners.context import SlackContext
 from bot.pressure import answering
 from bot.runs.execution.dispatch import Dispatcher
 from bot.runs.execution.processes import Liveness
+from bot.runs.intake.arrivals import in_force
 from bot.search.warm import warm_up_in_background
 from bot.telemetry.slack_requests import traced_wsgi
 
@@ -142,6 +143,7 @@ def serve(settings: Settings) -> int:
         return 2
     db = open_database(settings)
     warming = warm_up_in_background(db)  # the search's index, beside the rest of start-up (bot/search/warm.py)
+    in_force(db, settings)  # the intake rules, in force before the webhook or the poll records anything
     app, ctx = build_app(settings, db)
     ctx.identity.learn_in_background(ctx.client)
     if isinstance(ctx.dispatch, Dispatcher):

@@ -16,6 +16,7 @@ from bot.db.open import open_database
 from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.dispatch import Continuations
 from bot.runs.execution.processes import Liveness
+from bot.runs.intake.arrivals import in_force
 from bot.runs.execution.sweeps import database_now, recover
 from bot.runs.execution.timers import build_scheduler
 from bot.runs.execution.workqueue import QUEUE, QueueDispatcher, build_worker_app, ensure_schema
@@ -33,6 +34,7 @@ def run_worker(settings: Settings) -> int:
     db = open_database(settings)
     warming = warm_up_in_background(db)  # the search's index, beside the rest of start-up (bot/search/warm.py)
     ensure_schema(settings)
+    in_force(db, settings)  # the intake rules, in force before this worker's poll records anything
     service = RunService(db, settings)
     liveness = Liveness(db, service.owner, "worker").start()
     sender = groups = None

@@ -536,7 +536,6 @@ class SlackAPIServer(LocalHTTPServer):
 
     BOT_ID = "B0BOT"
     APP_ID = "A0APP"
-    TS_BASE_MICROS = 1_700_000_000_000_000
 
     def __init__(self, bot_user_id: str = "U0BOT", team_id: str = "T0TEAM"):
         self.bot_user_id = bot_user_id
@@ -564,7 +563,8 @@ class SlackAPIServer(LocalHTTPServer):
         self._post_tat: dict[str, float] = {}
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
-        self._ts_seq = itertools.count(1)
+        self._last_ts_micros = 0
+        self._ts_lock = threading.Lock()
         self._ids = itertools.count(1)
         self._methods: dict[str, Callable[[dict], dict]] = {
             "auth.test": self._auth_test,
@@ -771,7 +771,11 @@ class SlackAPIServer(LocalHTTPServer):
 
     # -- helpers ----------------------------------------------------------
     def _next_ts(self) -> str:
-        micros = self.TS_BASE_MICROS + next(self._ts_seq) * 100
+        """Like Slack's: the post's time in epoch seconds (a client's `oldest` in conversations.history is a
+        time), unique and increasing in this server."""
+        with self._ts_lock:
+            micros = max(time.time_ns() // 1000, self._last_ts_micros + 100)
+            self._last_ts_micros = micros
         return f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
 
     def _next_id(self, prefix: str) -> str:

@@ -57,3 +57,16 @@ def test_a_goal_that_is_not_valid_utf8_is_handled(tmp_path):
                       env={"DATABASE_URL": f"sqlite:///{tmp_path / 'k.db'}"})
     assert result.returncode == 0, result.stderr.decode(errors="replace")
     assert b"Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_serve_and_worker_refuse_a_bad_rules_file_and_rules_no_one_could_approve(command, tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[rule]]\nname = "urgent"\nchannel = "C0URGENT"\nmax_per_hour = 0\n', encoding="utf-8")
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'k.db'}", "KITEBASE_INTAKE_RULES": str(rules),
+           "KITEBASE_APPROVERS": "ULEAD", "SLACK_BOT_TOKEN": "xoxb-x", "SLACK_SIGNING_SECRET": "s"}
+    err = one_clear_line(kitebase(command, env=env))
+    assert f"{rules}, line 4: rule 'urgent': max_per_hour is a whole number of runs, 1 or more." in err
+    rules.write_text('[[rule]]\nname = "urgent"\nchannel = "C0URGENT"\n', encoding="utf-8")
+    err = one_clear_line(kitebase(command, env={**env, "KITEBASE_APPROVERS": ""}))
+    assert "KITEBASE_INTAKE_RULES is set but KITEBASE_APPROVERS is empty" in err and "xoxb" not in err

@@ -77,6 +77,18 @@ def standing(db: Database, rules: list[Rule]) -> dict[str, IntakeRule]:
         return rows
 
 
+def in_force(db: Database, settings: Settings) -> list[Rule]:
+    """The rules file's rules, in force from now: `serve` and `worker` call this before they listen or poll, so
+    that a ticket their webhook or poll records is an arrival the rules take (a rule takes only what arrived
+    after it came into force)."""
+    from bot.runs.intake.rules import load
+
+    rules = load(settings.intake_rules)
+    if rules:
+        standing(db, rules)
+    return rules
+
+
 def take(db: Database, settings: Settings, rules: list[Rule], dispatch: Callable[[int], object], *,
          fence: Fence | None = None) -> PassReport:
     """One pass over the open arrivals, oldest first; what it started is dispatched after its commit. `fence` is

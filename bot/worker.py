@@ -16,10 +16,10 @@ from bot.db.open import open_database
 from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.dispatch import Continuations
 from bot.runs.execution.processes import Liveness
-from bot.runs.intake.arrivals import in_force
 from bot.runs.execution.sweeps import database_now, recover
 from bot.runs.execution.timers import build_scheduler
 from bot.runs.execution.workqueue import QUEUE, QueueDispatcher, build_worker_app, ensure_schema
+from bot.runs.intake.arrivals import in_force
 from bot.runs.lifecycle.service import RunService
 from bot.search.warm import warm_up_in_background
 

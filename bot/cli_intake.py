@@ -71,9 +71,9 @@ def cmd_intake_flip(args: argparse.Namespace, settings: Settings) -> int:
     for c in changes:
         told = f"; {c.channel} is told" if c.changed else ""
         if args.paused:
-            print(f"Rule {c.rule}: " + (f"paused; new tickets it takes wait in its backlog ({c.waiting} waiting)"
-                                        if c.changed else
-                                        f"already paused (by {arrivals.by_whom(c.paused_by)})") + told + ".")
+            print(f"Rule {c.rule}: " + ("paused; new tickets it takes wait in its backlog" if c.changed else
+                                        f"already paused by {arrivals.by_whom(c.paused_by)}")
+                  + f" ({c.waiting} waiting){told}.")
         else:
             backlog = f"its backlog ({c.waiting} waiting) starts oldest first" if c.waiting else "new tickets start"
             print(f"Rule {c.rule}: " + (f"resumed; {backlog} as its caps allow" if c.changed else "was not paused")

@@ -102,20 +102,20 @@ def figures(session: Session, rules: list[Rule]) -> Status:
     rows = {row.name: row for row in session.exec(select(IntakeRule)).all()}
     today = col(DeskArrival.decided_at) >= day
     counts: dict[tuple[str | None, str, str], int] = {}
-    for rule, state, kind, count in session.exec(
+    for name, state, kind, count in session.exec(
             select(DeskArrival.rule, DeskArrival.state, DeskArrival.kind, func.count())
             .where(col(DeskArrival.state).in_((ArrivalState.STARTED, ArrivalState.IGNORED)), today)
             .group_by(col(DeskArrival.rule), col(DeskArrival.state), col(DeskArrival.kind))).all():
-        counts[(rule, state, kind)] = counts.get((rule, state, kind), 0) + int(count)
+        counts[(name, state, kind)] = counts.get((name, state, kind), 0) + int(count)
     ignored = sum(n for (_, state, _), n in counts.items() if state == ArrivalState.IGNORED)
     skipped: dict[str, dict[str, int]] = {}
-    for rule, reason, count in session.exec(
+    for name, reason, count in session.exec(
             select(DeskArrival.rule, DeskArrival.reason, func.count())
             .where(col(DeskArrival.state) == ArrivalState.SKIPPED, today)
             .group_by(col(DeskArrival.rule), col(DeskArrival.reason))).all():
-        by_reason = skipped.setdefault(str(rule), {})
-        kind = skip_kind(reason)
-        by_reason[kind] = by_reason.get(kind, 0) + int(count)
+        by_reason = skipped.setdefault(str(name), {})
+        group = skip_kind(reason)
+        by_reason[group] = by_reason.get(group, 0) + int(count)
     out = Status(on=True, day=day.date().isoformat(), ignored=ignored)
     for rule in rules:
         row = rows.get(rule.name)

@@ -16,6 +16,7 @@ from sqlmodel import col, select
 from bot.agent.replay import timeline
 from bot.cli_desk import add_desk_commands
 from bot.cli_eval import add_eval_command
+from bot.cli_intake import add_intake_commands
 from bot.cli_output import one_line
 from bot.cli_reports import add_report_commands
 from bot.cli_run import (
@@ -159,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_report_commands(sub)
     add_desk_commands(sub)
+    add_intake_commands(sub)
     add_eval_command(sub)
 
     sweep = sub.add_parser("sweep", help="run every timer once, now (for operators, cron and tests)")

@@ -1,4 +1,4 @@
-"""/kitebase handle KITE-142 · queue · status KITE-142 · help"""
+"""/kitebase handle KITE-142 · queue · status KITE-142 · intake status|pause|resume [RULE] · help"""
 
 from __future__ import annotations
 
@@ -10,14 +10,19 @@ from slack_bolt import Ack, App
 from bot.desk import ticket_ids_in
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
+from bot.runs import BadInput
+from bot.runs.intake import control
 from bot.runs.intake.record import Request
 from bot.runs.reports import for_slack
+from bot.slack.authz import may_decide, mentions
+from bot.slack_ui.intake import build_intake_changes, build_intake_status
 from bot.slack_ui.limits import escape
 from bot.slack_ui.queue import build_queue_message
 
 logger = logging.getLogger(__name__)
 USAGE = ("Try `/kitebase handle KITE-142, and tell me if other customers have hit the same problem`, "
-         "`/kitebase queue` or `/kitebase status KITE-142`.")
+         "`/kitebase queue` or `/kitebase status KITE-142`. Approvers: `/kitebase intake status|pause|resume [RULE]`.")
+INTAKE_USAGE = "Try `/kitebase intake status`, `/kitebase intake pause RULE` or `/kitebase intake resume RULE`."
 
 
 def register(app: App, ctx: SlackContext) -> None:
@@ -32,6 +37,8 @@ def register(app: App, ctx: SlackContext) -> None:
             ack(text=summary, blocks=blocks)
         elif word == "status":
             ack(_status(ctx, text))
+        elif word == "intake":
+            ack(_intake(ctx, str(command.get("user_id") or ""), text.split()[1:]))
         else:
             _start(ctx, ack, command, text)
 
@@ -45,6 +52,27 @@ def _status(ctx: SlackContext, text: str) -> str:
         return f"No runs for {ids[0]} yet."
     line = f"{ids[0]}: run #{run['id']} is *{run['status'].replace('_', ' ')}* ({run['steps']} model calls, ${run['cost_usd']:.4f})."
     return line + (f"\nReason: {escape(run['reason'])}" if run["reason"] else "")
+
+
+def _intake(ctx: SlackContext, user: str, words: list[str]) -> str:
+    """`intake status|pause|resume [RULE]`, for the approvers only (no person is behind an intake run, so the
+    people who may decide on its drafts are the ones who steer the rules)."""
+    action = words[0].lower() if words else "status"
+    if action not in ("status", "pause", "resume") or len(words) > 2:
+        return INTAKE_USAGE
+    if not may_decide(ctx.settings, ctx.groups, user, None):
+        if not ctx.settings.approvers:
+            return ("Only the approvers (KITEBASE_APPROVERS) may look at or steer the intake, and none are set; "
+                    "`kitebase intake status|pause|resume` works from the command line.")
+        return "Only the approvers may look at or steer the intake: " + ", ".join(mentions(ctx.settings.approvers)) + "."
+    try:
+        if action == "status":
+            return build_intake_status(control.status(ctx.db, ctx.settings).as_dict())
+        flip = control.pause if action == "pause" else control.resume
+        changes = flip(ctx.db, ctx.settings, words[1] if len(words) > 1 else None, user)
+        return build_intake_changes([vars(c) for c in changes])
+    except BadInput as exc:  # intake off, a bad rules file, an unknown rule: its sentence
+        return escape(str(exc))
 
 
 def _start(ctx: SlackContext, ack: Ack, command: dict[str, Any], text: str) -> None:

@@ -166,7 +166,7 @@ class Renderer:
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
     def _home(self, row: Outbox) -> Delivery:
-        return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**for_slack.home(self.db))})])
+        return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**for_slack.home(self.db, self.settings))})])
 
     def _ephemeral(self, row: Outbox) -> Delivery:
         text = str((row.payload or {}).get("text", ""))  # a sentence of ours (mrkdwn), like a notice

@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, slack_time, who
 from bot.slack_ui.figures import build_figures_fields, build_figures_table, build_gaps
+from bot.slack_ui.intake import build_intake_home
 from bot.slack_ui.limits import (
     MAX_BLOCKS_MESSAGE,
     button,
@@ -66,7 +67,8 @@ def build_digest(day: str, queue: list[dict[str, Any]], figures: dict[str, Any] 
     return f"Daily digest {day}: {text}", [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - len(extra)), *extra]
 
 
-def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], figures: dict | None = None) -> dict:
+def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], figures: dict | None = None,
+               intake: dict | None = None, intake_problem: str | None = None) -> dict:
     blocks: list[dict] = [header("Kitebase ticket agent"),
                           context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`.")]
     blocks.append(header(f"Human queue ({len(queue)})"))
@@ -77,6 +79,7 @@ def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], fi
     blocks += [mrkdwn_section(f"*{escape(a['ticket_id'])}* · run #{a['run_id']} · drafted {slack_time(a['created_at'])}\n"
                               + "\n".join("> " + line for line in escape(clip(a['message'], 300)).splitlines()))
                for a in approvals[:15]] or [context("None.")]
+    blocks += build_intake_home(intake, intake_problem)  # nothing when intake is off
     if figures is not None:
         blocks += [header("The last 7 days"), *build_figures_fields(figures),
                    context("All figures: `kitebase stats`; questions the help center missed: `kitebase gaps`.")]

@@ -44,6 +44,7 @@ Fence = Callable[[Session], bool]  # in an arrival's transaction: True while thi
 BATCH = 200  # arrivals decided per pass at most (the next pass goes on)
 NOTICE_EVERY = timedelta(hours=1)
 SKIP_STATUSES = ("hold", "solved", "closed")
+PAUSED_FROM_CLI = "cli"  # IntakeRule.paused_by when `kitebase intake pause` paused it (else a Slack user id)
 
 
 @dataclass
@@ -179,17 +180,17 @@ def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standin
             break
     if rule is None or why is None:
         return _Decision(ArrivalState.IGNORED, "no rule takes it")
-    skip = _skip_reason(session, settings, ticket, fields)
+    skip = skip_reason(session, settings, ticket, fields)
     if skip is not None:
         return _Decision(ArrivalState.SKIPPED, skip, rule.name)
-    hold = _held(session, rule, standings[rule.name], now, count_hour=True)
+    hold = hold_reason(session, rule, standings[rule.name], now, count_hour=True)
     if hold is not None:
         return _Decision(ArrivalState.WAITING, hold, rule.name)
     run_id = _start(session, settings, rule, why, ticket)
     return _Decision(ArrivalState.STARTED, "started: " + ", ".join(why), rule.name, run_id)
 
 
-def _skip_reason(session: Session, settings: Settings, ticket: Ticket, fields: dict[str, object]) -> str | None:
+def skip_reason(session: Session, settings: Settings, ticket: Ticket, fields: dict[str, object]) -> str | None:
     status = str(fields.get("status") or ticket.status or "").lower()
     if status in SKIP_STATUSES or ticket.status == "closed":
         return f"the ticket is {'solved or closed' if ticket.status == 'closed' else status}"
@@ -220,10 +221,10 @@ def _answered_by_a_person(session: Session, ticket: Ticket, quiet_hours: float) 
     return None
 
 
-def _held(session: Session, rule: Rule, row: IntakeRule, now: datetime, *, count_hour: bool) -> str | None:
+def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *, count_hour: bool) -> str | None:
     """Why an arrival the rule took must wait now (None: it may start)."""
     if row.paused:
-        return f"rule '{rule.name}' is paused" + (f" (by <@{row.paused_by}>)" if row.paused_by else "")
+        return f"rule '{rule.name}' is paused" + (f" (by {by_whom(row.paused_by)})" if row.paused_by else "")
     if count_hour and rule.max_per_hour is not None:
         started = session.exec(select(func.count()).select_from(DeskArrival).where(
             col(DeskArrival.rule) == rule.name, col(DeskArrival.kind) == ArrivalKind.TICKET,
@@ -236,6 +237,13 @@ def _held(session: Session, rule: Rule, row: IntakeRule, now: datetime, *, count
         if spent >= rule.max_usd_per_day:
             return f"over max_usd_per_day = {rule.max_usd_per_day:g} (${spent:.2f} spent today, UTC)"
     return None
+
+
+def by_whom(paused_by: str | None) -> str:
+    """Who paused a rule, for people: a Slack user as a mention, the command line as such."""
+    if not paused_by:
+        return "someone"
+    return "the command line" if paused_by == PAUSED_FROM_CLI else f"<@{paused_by}>"
 
 
 def spend_today(session: Session, rule: str, now: datetime) -> float:
@@ -278,7 +286,7 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
         return _Decision(ArrivalState.IGNORED, f"rule '{rule.name}' takes no follow-ups", rule.name)
     if run.status in LIVE:
         return _Decision(ArrivalState.NEW, f"held until run #{run.id} ends", rule.name)
-    hold = _held(session, rule, standings[rule.name], now, count_hour=False)
+    hold = hold_reason(session, rule, standings[rule.name], now, count_hour=False)
     if hold is not None:
         return _Decision(ArrivalState.WAITING, hold, rule.name)
     who = arrival.author or "the customer"

@@ -10,8 +10,11 @@ from sqlmodel import col, select
 from bot.agent.capabilities import other_model
 from bot.agent.history import thinking_of
 from bot.agent.replay import timeline as timeline_text
+from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Ticket, utcnow
+from bot.runs.intake import control
+from bot.runs.intake.rules import RulesError
 from bot.runs.lifecycle import citations
 from bot.runs.reports import queries, stats
 from bot.vocabulary import ApprovalStatus
@@ -100,11 +103,19 @@ def transcript(db: Database, run_id: int) -> str:
         return timeline_text(run, steps, result_chars=2000) if run else ""
 
 
-def home(db: Database) -> dict[str, Any]:
+def home(db: Database, settings: Settings | None = None) -> dict[str, Any]:
+    """What App Home shows; with `settings` naming intake rules, also each rule's figures today."""
     with db.session() as session:
-        return {"queue": queries.queue(session), "approvals": queries.waiting_approvals(session),
-                "runs": queries.latest_runs(session, 15),
-                "figures": stats.figures(session, *stats.window(utcnow(), HOME_FIGURES_SECONDS))}
+        data: dict[str, Any] = {
+            "queue": queries.queue(session), "approvals": queries.waiting_approvals(session),
+            "runs": queries.latest_runs(session, 15),
+            "figures": stats.figures(session, *stats.window(utcnow(), HOME_FIGURES_SECONDS))}
+        if settings is not None and settings.intake_rules is not None:
+            try:
+                data["intake"] = control.figures(session, control.rules_of(settings)).as_dict()
+            except RulesError as exc:
+                data["intake_problem"] = str(exc)
+        return data
 
 
 def queue(db: Database) -> list[dict[str, Any]]:

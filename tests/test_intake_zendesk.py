@@ -19,13 +19,13 @@ from sqlmodel import col, func, select
 
 from bot.config import Settings
 from bot.db.engine import Database, create_schema
-from bot.db.models import DeskArrival, IntakeRule, Run, utcnow
+from bot.db.models import DeskArrival, Run, utcnow
 from bot.desk.zendesk import sync
 from bot.desk.zendesk import writes as desk_writes
 from bot.desk.zendesk.desk import client_for
 from bot.runs.execution import desk_work
-from bot.runs.intake import arrivals
-from bot.runs.intake.rules import Rule, load
+from bot.runs.intake import arrivals, control
+from bot.runs.intake.rules import load
 from bot.vocabulary import ArrivalKind, ArrivalState, RunStatus
 from standins.zendesk_server import ZendeskServer
 from tests.conftest import make_settings
@@ -190,7 +190,10 @@ def _mirrored(db: Database, ticket_id: int) -> list[str]:
 
 def test_a_hundred_tickets_in_a_minute_under_max_per_hour_20_start_twenty_and_the_rest_wait_their_turn(desk, zd):
     db, settings = desk
-    rules = [Rule(name="urgent-sso", channel="C0URGENT", tags=("sso",), max_per_hour=20)]
+    assert settings.intake_rules is not None
+    settings.intake_rules.write_text('[[rule]]\nname = "urgent-sso"\nchannel = "C0URGENT"\ntags = ["sso"]\n'
+                                     'max_per_hour = 20\n', encoding="utf-8")
+    rules = load(settings.intake_rules)
     arrivals.standing(db, rules)
     dana = zd.user_by_email("dana.whitfield@example.com")
     assert dana is not None
@@ -224,12 +227,12 @@ def test_a_hundred_tickets_in_a_minute_under_max_per_hour_20_start_twenty_and_th
     wait_until(lambda: len(desk_work_requests(zd)) >= 100, "the hundred webhook reads")
     assert intake_pass() == []
 
-    with db.session() as session:  # paused: the hour allows, and still nothing starts
-        session.execute(update(IntakeRule).where(col(IntakeRule.name) == "urgent-sso").values(paused=True))
+    [paused] = control.pause(db, settings, "urgent-sso", by="ULEAD")  # the hour allows, and nothing starts
+    assert paused.changed
     an_hour_passes()
     assert intake_pass() == []
-    with db.session() as session:
-        session.execute(update(IntakeRule).where(col(IntakeRule.name) == "urgent-sso").values(paused=False))
+    assert {a.reason for t in tickets[20:] for a in arrivals_of(db, t)} == {"rule 'urgent-sso' is paused (by <@ULEAD>)"}
+    control.resume(db, settings, "urgent-sso", by="ULEAD")
     for _ in range(4):
         assert len(intake_pass()) == 20
         assert intake_pass() == []

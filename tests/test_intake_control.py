@@ -37,7 +37,7 @@ name = "rest"
 channel = "C0REST"
 statuses = ["new"]
 """
-QUIET = "a person answered it publicly in the last 24 h (KITEBASE_INTAKE_QUIET_HOURS)"
+QUIET = "a person answered it publicly within 24 h of its last update (KITEBASE_INTAKE_QUIET_HOURS)"
 
 
 @pytest.fixture
@@ -214,7 +214,7 @@ def test_check_shows_what_each_rule_would_take_and_the_skip_writing_nothing(
     assert taken and all("tagged sso" in t["why"] for t in taken.values())
     assert all(t["status"] != "closed" for t in taken.values())
     assert taken["KITE-142"]["why"] == ["high", "tagged sso"]
-    assert "answered it publicly in the last 24 h" in taken["KITE-142"]["skip"]
+    assert "answered it publicly within 24 h of its last update" in taken["KITE-142"]["skip"]
     assert urgent["would_start"] == sum(1 for t in taken.values() if t["skip"] is None) >= 1
     assert urgent["hold"] is None
     assert any("not in force yet" in note for note in urgent["notes"])

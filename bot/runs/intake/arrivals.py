@@ -216,7 +216,7 @@ def _answered_by_a_person(session: Session, ticket: Ticket, quiet_hours: float) 
         col(DeskWrite.ticket_id) == ticket.id, col(DeskWrite.kind) == "reply")).all() if body}
     for reply in replies:
         if _naive(reply.created_at) >= since and _words(reply.body) not in ours:
-            return (f"{reply.author} answered it publicly in the last {quiet_hours:g} h "
+            return (f"{reply.author} answered it publicly within {quiet_hours:g} h of its last update "
                     "(KITEBASE_INTAKE_QUIET_HOURS)")
     return None
 

@@ -141,11 +141,11 @@ def figures(session: Session, rules: list[Rule]) -> Status:
 
 def skip_kind(reason: str | None) -> str:
     """A skip's reason without what differs from ticket to ticket (the run's number, who answered), so a day's
-    skips count by kind: "a run already works it", "a person answered it publicly in the last 24 h"."""
+    skips count by kind: "a run already works it", "a person answered it publicly within 24 h of its last update"."""
     text = reason or "no reason recorded"
     if re.fullmatch(r"run #\d+ already works it", text):
         return "a run already works it"
-    answered = re.search(r" answered it publicly (in the last .*)$", text)
+    answered = re.search(r" answered it publicly (within .*)$", text)
     if answered:
         return "a person answered it publicly " + answered.group(1)
     return text

@@ -20,6 +20,9 @@ from bot.search.words import EmptyQuery, query_terms
 from bot.vocabulary import Usage
 from tools.help_center import INTERNAL_LABEL
 
+# What the intake says when a customer answers a ticket one of its runs worked (bot/runs/intake/arrivals.py).
+CUSTOMER_AGAIN = re.compile(r"The customer \((?P<who>[^\n]*?)\) wrote again on ticket (?P<ticket>\S+):\n\n"
+                            r"(?P<body>.*)\n\nRead the ticket's new message", re.DOTALL)
 INJECTION = re.compile(r"ignore (all |any )?(previous|prior|above) instructions|you are now in .{0,20}mode|"
                        r"system prompt", re.IGNORECASE)
 GENERIC = {"issue", "problem", "help", "error", "working", "work", "need", "still", "get", "can", "cannot",
@@ -134,6 +137,9 @@ class _Turn:
     def follow_up(self, at: int) -> list[dict[str, Any]]:
         request = text_of(self.messages[at]["content"])
         lookups = [c for c in self.calls if c["at"] > at]
+        again = CUSTOMER_AGAIN.match(request)
+        if again:
+            return self.customer_again(again, lookups)
         if not lookups:
             ids = _ticket_ids(request)
             if ids:
@@ -158,6 +164,21 @@ class _Turn:
                     lines.append(f"- {hit['id']} “{hit['title']}” — {hit['customer']} ({hit['status']}, "
                                  f"{hit['assignee'] or 'unassigned'})")
         return [_text("\n".join(lines))]
+
+
+    def customer_again(self, again: re.Match[str], lookups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A customer answered after our reply (an intake follow-up): the ticket is read again, then handed to a
+        person with the new message. Judging a second answer is beyond what this offline model does well."""
+        ticket_id, who = again.group("ticket"), again.group("who")
+        if not any(c["name"] == "get_ticket" for c in lookups):
+            return [_text(f"{who} wrote again on {ticket_id}. I'll read the ticket as it is now."),
+                    _tool("get_ticket", ticket_id=ticket_id)]
+        said = " ".join(again.group("body").split())
+        said = said if len(said) <= 300 else said[:299] + "…"
+        return [_text(f"{who}'s new message needs a person's judgement; I'm handing {ticket_id} over."),
+                _tool("escalate_to_human", reason=f"{who} wrote again on {ticket_id} after our reply: “{said}” "
+                                                  "The offline model does not write a second answer on its own; a "
+                                                  "person should (the earlier reply and the ticket are in this run).")]
 
 
 # --- helpers ------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from bot import outbox
+from bot.agent.clients import model_name
 from bot.config import Settings
 from bot.db import clock
 from bot.db.engine import Database
@@ -262,11 +263,12 @@ def goal_of(ticket_id: str, rule: Rule, why: list[str]) -> str:
 
 def _start(session: Session, settings: Settings, rule: Rule, why: list[str], ticket: Ticket) -> int:
     origin = {"surface": "intake", "channel": rule.channel, "rule": rule.name}
-    run_id = insert_run(session, goal=goal_of(ticket.id, rule, why), ticket_id=ticket.id, model=settings.model,
+    model = model_name(settings)  # the model that will work it (the offline one without a key), as a mention's run
+    run_id = insert_run(session, goal=goal_of(ticket.id, rule, why), ticket_id=ticket.id, model=model,
                         started_by=None, origin=origin, thread_key=None)
     if run_id is None:  # the ticket row is there (read above, same transaction): cannot happen
         raise RuntimeError(f"ticket {ticket.id} vanished while its run was created")
-    new = outbox.NewRun(id=run_id, ticket_id=ticket.id, model=settings.model, origin=origin)
+    new = outbox.NewRun(id=run_id, ticket_id=ticket.id, model=model, origin=origin)
     outbox.intake_request(session, new, rule=rule.name, why=why, title=ticket.title)
     outbox.timeline(session, new, 1, {"kind": "start"})
     return run_id

@@ -197,3 +197,23 @@ def test_a_customer_message_continues_an_ended_run_once_and_waits_for_a_live_one
         run = session.get(Run, run_id)
         assert run is not None and run.status == RunStatus.QUEUED
         assert "Still broken" in str((run.messages or [])[-1])
+
+
+def test_over_the_daily_spend_arrivals_wait_for_the_next_utc_day(db: Any, settings: Any) -> None:
+    rules = _rules(max_usd_per_day=1.0)
+    arrivals.standing(db, rules)
+    first = _new_ticket(db, 50)
+    [run_id] = _pass(db, settings, rules)
+    with db.session() as session:  # the run's own recorded cost passes the rule's day
+        session.execute(update(Run).where(col(Run.id) == run_id).values(cost_usd=1.5, status=RunStatus.COMPLETED))
+    second = _new_ticket(db, 51)
+    assert _pass(db, settings, rules) == []
+    assert (_arrival(db, second).state, _arrival(db, second).reason) == (
+        ArrivalState.WAITING, "over max_usd_per_day = 1 ($1.50 spent today, UTC)")
+    with db.session() as session:  # a new UTC day: what was spent counts for the day it was spent
+        day_before = utcnow().replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(seconds=1)
+        session.execute(update(DeskArrival).where(col(DeskArrival.ticket_id) == first)
+                        .values(decided_at=day_before))
+    [started] = _pass(db, settings, rules)
+    with db.session() as session:
+        assert session.get(Run, started).ticket_id == second  # type: ignore[union-attr]

@@ -217,3 +217,17 @@ def test_over_the_daily_spend_arrivals_wait_for_the_next_utc_day(db: Any, settin
     [started] = _pass(db, settings, rules)
     with db.session() as session:
         assert session.get(Run, started).ticket_id == second  # type: ignore[union-attr]
+
+
+def test_a_ticket_a_person_already_has_a_run_on_is_skipped(db: Any, settings: Any) -> None:
+    from bot.runs.lifecycle.service import RunService
+
+    rules = _rules()
+    arrivals.standing(db, rules)
+    ticket = _new_ticket(db, 60)
+    person = RunService(db, settings).start(f"handle {ticket}", started_by="ULEAD")  # a lead got there first
+    assert _pass(db, settings, rules) == []
+    assert (_arrival(db, ticket).state, _arrival(db, ticket).reason) == (ArrivalState.SKIPPED,
+                                                                         f"run #{person} already works it")
+    with db.session() as session:
+        assert [run.id for run in session.exec(select(Run).where(col(Run.ticket_id) == ticket)).all()] == [person]

@@ -68,7 +68,7 @@ RULES = f'[[rule]]\nname = "{RULE}"\nchannel = "{CHANNEL}"\ntags = ["{TAG}"]\n'
 class Case:
     name: str
     tickets: int
-    spacing: float  # mean seconds between two tickets' creation (each gap drawn from 0.5-1.5 × it, seeded)
+    spacing: float  # webhook: the mean gap between tickets (each drawn from 0.5-1.5 × it, seeded); poll: the phase step
     webhook: bool
     poll_seconds: float
     budget: float  # the issue's allowance beside the model's time: 5 s (webhook), poll + export delay (poll)
@@ -122,7 +122,7 @@ class Stage:
             try:
                 with self.engine.connect() as conn:
                     if conn.execute(text("SELECT COUNT(*) FROM intake_rule WHERE name = :n"), {"n": RULE}).scalar():
-                        time.sleep(1.1)  # `since` is the database's time, whole seconds on some engines
+                        time.sleep(1.1)  # a margin: `since` is the database's time, the tickets' Zendesk's
                         return
             except Exception:
                 pass

@@ -130,3 +130,23 @@ def test_the_engine_comparison_at_tiny_sizes(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "change one ticket" in done.stdout and "bm25s-repeat" in done.stdout
     assert json.loads(out.read_text())
+
+
+def test_intake_from_a_new_zendesk_ticket_to_its_card(tmp_path):
+    """bench.intake_latency --quick (docs/performance.md, issue 32): a real `kitebase serve` takes new Zendesk
+    tickets by webhook and by poll only, and every ticket gets one run, one first message and one card in the
+    rule's channel. The latencies it prints depend on the machine; only that they were measured is checked."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "intake.json"
+    done = subprocess.run([sys.executable, "-m", "bench.intake_latency", "--quick", "--json", str(out)],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    cases = {c["case"]: c for c in json.loads(out.read_text())["cases"]}
+    assert set(cases) == {"webhook", "poll"}
+    for case in cases.values():
+        assert case["cards"] == case["tickets"] >= 1 and case["every_ticket_got_its_card"] and case["exactly_once"]
+        assert all(t["runs"] == t["first_messages"] == t["cards"] == 1 for t in case["per_ticket"])
+        assert case["card_s"]["max"] is not None and case["model_calls_per_run"] and case["first_run_after_start"]["card_s"]
+    assert cases["webhook"]["webhook_answers"] == {"202": 3} and "webhook_answers" not in cases["poll"]

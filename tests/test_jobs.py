@@ -132,3 +132,32 @@ def test_the_running_scheduler_fires_the_expiry_job(db, settings):
         scheduler.shutdown(wait=True)
     assert run_row(db, run_id).status == "escalated"
     assert approvals_of(db, run_id)[0].status == "expired"
+
+
+def test_a_poll_that_mirrored_tickets_runs_the_intake_pass_at_once(db, settings, tmp_path, monkeypatch):
+    """The poll and intake timers start together and the poll's interval is a multiple of the intake's: without
+    the nudge every polled arrival waited a whole KITEBASE_INTAKE_EVERY (bench/intake_latency.py measured it)."""
+    from datetime import UTC, datetime
+
+    from bot.desk.zendesk.sync import SyncReport
+    from bot.runs.execution import desk_work
+
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[rule]]\nname = "all"\nchannel = "C0INTAKE"\n', encoding="utf-8")
+    settings = settings.model_copy(update={"desk": "zendesk", "zendesk_url": "http://127.0.0.1:9",
+                                           "intake_rules": rules})
+    reports = [SyncReport(tickets=0), None, SyncReport(tickets=2)]  # None: another process held the sync
+    monkeypatch.setattr(desk_work, "poll", lambda db, settings: reports.pop(0))
+    scheduler = build_scheduler(settings, RunService(db, settings), lambda run_id: None)
+    scheduler.start(paused=True)
+    try:
+        timer = scheduler.get_job("intake").next_run_time
+        poll = scheduler.get_job("zendesk-poll").func
+        poll()
+        poll()
+        assert scheduler.get_job("intake").next_run_time == timer, "nothing mirrored: the intake keeps its timer"
+        poll()
+        assert scheduler.get_job("intake").next_run_time <= datetime.now(UTC) < timer
+        assert scheduler.get_job("intake").trigger.interval.total_seconds() == settings.intake_every_seconds
+    finally:
+        scheduler.shutdown(wait=False)

@@ -154,7 +154,10 @@ def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> 
             "title": ticket.get("subject") or ticket.get("raw_subject") or "(no subject)",
             "status": STATUS.get(ticket.get("status") or "open", "open"), "priority": ticket.get("priority"),
             "assignee": assignee.get("name"), "tags": list(ticket.get("tags") or []),
-            "created_at": zendesk_time(ticket.get("created_at")), "updated_at": zendesk_time(ticket.get("updated_at"))}
+            "created_at": zendesk_time(ticket.get("created_at")), "updated_at": zendesk_time(ticket.get("updated_at")),
+            # a problem and its incidents, also as people link them in Zendesk
+            "type": ticket.get("type") or None,
+            "problem_id": str(ticket["problem_id"]) if ticket.get("problem_id") is not None else None}
 
 
 def message(ticket_id: str, comment: dict[str, Any], users: dict[int, dict[str, Any]],

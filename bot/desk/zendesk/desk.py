@@ -95,10 +95,13 @@ class ZendeskDesk(TicketIds):
         # What the mirror sees first here (a customer's comment read by a run before its webhook or the poll) is
         # an arrival as it would be there: recorded, or the intake would never see it.
         arrivals = self.settings.intake_rules is not None and filled(self.db)
+        incidents_now = self._incidents_now(ticket)
         with self.db.session() as session:
             mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals)
+            live = mirror.mark_incidents(session, ticket_id, incidents_now) if incidents_now is not None else None
             problem, incidents = problems.links_of(
                 session, ticket_id, str(ticket["problem_id"]) if ticket.get("problem_id") is not None else None)
+            incidents = live if live is not None else incidents
         requester = users.get(ticket.get("requester_id") or 0) or {}
         org = orgs.get(ticket.get("organization_id") or 0) or {}
         assignee = users.get(ticket.get("assignee_id") or 0) or {}
@@ -118,6 +121,18 @@ class ZendeskDesk(TicketIds):
                           updated_at=mirror.zendesk_time(ticket.get("updated_at")), customer=customer,
                           conversation=conversation, link=self.client.agent_link(ticket_id),
                           type=ticket.get("type") or None, problem=problem, incidents=incidents)
+
+    def _incidents_now(self, ticket: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """A problem's incidents as Zendesk lists them now (None: not a problem, or the list could not be read:
+        the mirror's are shown)."""
+        if ticket.get("type") != "problem" and not ticket.get("has_incidents"):
+            return None
+        try:
+            return [t for page in self.client.pages(f"/api/v2/tickets/{int(ticket['id'])}/incidents.json", {},
+                                                    "tickets") for t in page]
+        except DeskError as exc:
+            logger.warning("zendesk: ticket %s: its incidents could not be listed: %s", ticket["id"], exc)
+            return None
 
     def search_help(self, query: str, limit: int) -> list[tuple[Section, search.Hit]]:
         return shared.search_help(self.db, query, limit)

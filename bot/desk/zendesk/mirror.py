@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from bot import search
 from bot.db.models import Customer, HelpSection, SearchDocument, Ticket, TicketMessage, table_of
 from bot.desk import arrivals as desk_arrivals
+from bot.desk.base import TicketLink
 from bot.desk.links import heading_anchor
 
 _CUSTOMERS, _TICKETS, _MESSAGES = table_of(Customer), table_of(Ticket), table_of(TicketMessage)
@@ -144,6 +145,20 @@ def ticket_fields(ticket: dict[str, Any]) -> dict[str, Any]:
     return {"status": ticket.get("status"), "priority": ticket.get("priority"), "tags": list(ticket.get("tags") or []),
             "brand": ticket.get("brand_id"), "group": ticket.get("group_id"),
             "via": via.get("channel") if isinstance(via, dict) else None, "created_at": ticket.get("created_at")}
+
+
+def mark_incidents(session: Session, problem_id: str, incidents: list[dict[str, Any]]) -> tuple[TicketLink, ...]:
+    """The problem's incidents as Zendesk listed them: set on the mirror's rows it holds (the rest of each
+    ticket comes with the sync), and as links (customer names as the mirror knows them)."""
+    conn = session.connection()
+    for incident in incidents:
+        conn.execute(update(_TICKETS).where(_TICKETS.c.id == str(incident["id"]))
+                     .values(type=incident.get("type") or "incident", problem_id=problem_id))
+    keys = sorted({customer_id(t) for t in incidents})
+    names = {row.id: row.name for row in session.exec(select(Customer).where(col(Customer.id).in_(keys)))} \
+        if keys else {}
+    return tuple(TicketLink(str(t["id"]), t.get("subject") or "(no subject)", names.get(customer_id(t)),
+                            STATUS.get(t.get("status") or "open", "open")) for t in incidents)
 
 
 def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> dict[str, Any]:

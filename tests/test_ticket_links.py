@@ -76,6 +76,9 @@ def test_embedded_linking_twice_changes_nothing(db, settings):
                                                                      for r in before]
     more = desk.link_incidents(PROBLEM, [ONE, TWO], run_id=3, key="approval-2")
     assert more.detail["changes"] == [f"{TWO} is an incident of {PROBLEM}"]
+    moved = desk.link_incidents("KITE-140", [TWO], run_id=3, key="approval-3")
+    assert moved.detail["changes"] == ["KITE-140 is a problem", f"{TWO} is an incident of KITE-140 (was of {PROBLEM})"]
+    assert [i["id"] for i in desk.incidents(PROBLEM)] == [ONE]
 
 
 def test_embedded_bad_links_are_sentences_and_nothing_is_half_written(db, settings):

@@ -130,7 +130,8 @@ class EmbeddedDesk(TicketIds):
                 session.add(plan.problem)
             for row in plan.incidents:
                 if row.type != "incident" or row.problem_id != problem_id:
-                    changes.append(f"{row.id} is an incident of {problem_id}")
+                    was = f" (was of {row.problem_id})" if row.problem_id else ""
+                    changes.append(f"{row.id} is an incident of {problem_id}{was}")
                     row.type, row.problem_id, row.updated_at = "incident", problem_id, now
                     session.add(row)
             session.flush()

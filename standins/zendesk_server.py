@@ -36,6 +36,10 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
 * The Incremental Ticket Export (cursor-based): ordered by (generated_timestamp, id), one entry per ticket with
   its newest state, deleted tickets as ``"status": "deleted"``, the last ``export_delay`` seconds left out, an
   opaque and stable cursor. A change made after a cursor was handed out always sorts after it.
+* Problems and incidents: ``type`` (problem, incident, question, task) and ``problem_id`` on an update; a
+  ``problem_id`` is refused (422) unless it names a live ticket of type ``problem`` and the ticket is an
+  incident; a ticket that stops being an incident loses its ``problem_id``; a problem's ``has_incidents``
+  follows its incidents; ``GET /api/v2/tickets/{id}/incidents`` lists them.
 * Ticket updates (comment, status, assignee, priority, tags / additional_tags / remove_tags), ``safe_update`` +
   ``updated_stamp`` (409 and nothing applied), closed tickets (422), and ``Idempotency-Key`` on ticket creation
   (miss / hit / 400 IdempotentRequestError, two hours, only 2xx answers are kept).
@@ -123,6 +127,7 @@ SEARCH_LIMIT_DESCRIPTION = "Invalid search: Requested response size was greater 
 STATUSES = ("new", "open", "pending", "hold", "solved", "closed")
 PRIORITIES = ("urgent", "high", "normal", "low")
 AGENT_ROLES = ("agent", "admin")
+TICKET_TYPES = ("problem", "incident", "question", "task")
 IDEMPOTENCY_TTL = 2 * 3600.0
 MAX_COMMENTS = 5000
 KITE_OFFSET = 4679  # KITE-N becomes ticket 4679 + N (KITE-142 -> 4821)
@@ -575,15 +580,19 @@ class ZendeskServer(LocalHTTPServer):
 
     def update_ticket(self, ticket_id: int, **fields: Any) -> None:
         """Change fields as an agent in the UI would (status, priority, assignee_id, subject, tags, brand_id,
-        group_id)."""
+        group_id; type and problem_id, checked as an update through the API checks them)."""
         with self._lock:
             rec = self._live_ticket(ticket_id)
+            links = self._link_changes(rec, {k: v for k, v in fields.items() if k in ("type", "problem_id")})
             for name, value in fields.items():
-                if name not in ("status", "priority", "assignee_id", "subject", "tags", "brand_id", "group_id"):
+                if name not in ("status", "priority", "assignee_id", "subject", "tags", "brand_id", "group_id",
+                                "type", "problem_id"):
                     raise ValueError(f"update_ticket cannot change {name!r}")
-                rec[name] = list(value) if name == "tags" else value
+                rec[name] = list(value) if name == "tags" else links.get(name, value)
                 if name == "subject":
                     rec["raw_subject"] = value
+            rec.update(links)
+            self._count_incidents()
             self._touch(rec)
 
     def delete_ticket(self, ticket_id: int) -> None:
@@ -967,6 +976,7 @@ class ZendeskServer(LocalHTTPServer):
             ("GET", f"/api/v2/tickets/{n}{j}", self._get_ticket, False, "support"),
             ("PUT", f"/api/v2/tickets/{n}{j}", self._update_ticket_request, False, "support"),
             ("GET", f"/api/v2/tickets/{n}/comments{j}", self._list_comments, False, "support"),
+            ("GET", f"/api/v2/tickets/{n}/incidents{j}", self._list_incidents, False, "support"),
             ("GET", f"/api/v2/tickets/{n}/audits/{n}{j}", self._get_audit, False, "support"),
             ("GET", f"/api/v2/incremental/tickets/cursor{j}", self._export_tickets, False, "support"),
             ("GET", f"/api/v2/search{j}", self._search, False, "support"),
@@ -1441,6 +1451,7 @@ class ZendeskServer(LocalHTTPServer):
             new["assignee_id"] = assignee
         if isinstance(changes.get("subject"), str):
             new["subject"] = changes["subject"]
+        new.update(self._link_changes(rec, changes))
         tags = list(rec["tags"])
         if isinstance(changes.get("tags"), list):
             tags = _tags(changes["tags"])
@@ -1486,6 +1497,8 @@ class ZendeskServer(LocalHTTPServer):
                 rec[name] = value
                 if name == "subject":
                     rec["raw_subject"] = value
+        if "problem_id" in new:
+            self._count_incidents()
         if events:
             self._touch(rec, now)
         audit = {"id": audit_id, "ticket_id": rec["id"], "created_at": iso(now), "author_id": user.get("id"),
@@ -1493,6 +1506,38 @@ class ZendeskServer(LocalHTTPServer):
         if events:
             self._audits.setdefault(int(rec["id"]), {})[audit_id] = copy.deepcopy(audit)
         return _json_answer(200, {"ticket": self._render_ticket(rec), "audit": audit})
+
+    def _link_changes(self, rec: Json, changes: Json) -> Json:
+        """`type` and `problem_id` as Zendesk checks them: an incident's problem is a live ticket of type problem;
+        a ticket that is not an incident has no problem."""
+        new: Json = {}
+        if "type" in changes:
+            if changes["type"] is not None and changes["type"] not in TICKET_TYPES:
+                raise _invalid("type", f"Type: {changes['type']} is not valid")
+            new["type"] = changes["type"]
+        kind = new.get("type", rec.get("type"))
+        if "problem_id" in changes and changes["problem_id"] is not None:
+            problem_id = changes["problem_id"]
+            problem = self._tickets.get(problem_id) if isinstance(problem_id, int) else None
+            if kind != "incident":
+                raise _invalid("problem_id", "Problem: can only be set on a ticket of type incident")
+            if (problem is None or problem.get("_deleted") or problem_id == rec["id"]
+                    or problem.get("type") != "problem"):
+                raise _invalid("problem_id", "Problem: must be a ticket of type problem")
+            new["problem_id"] = problem_id
+        elif (kind != "incident" and rec.get("problem_id") is not None) or changes.get("problem_id", 0) is None:
+            new["problem_id"] = None
+        return new
+
+    def _count_incidents(self) -> None:
+        linked = {t["problem_id"] for t in self._tickets.values() if t.get("problem_id") and not t.get("_deleted")}
+        for tid, t in self._tickets.items():
+            t["has_incidents"] = tid in linked
+
+    def _list_incidents(self, request: _Request, ticket_id: str) -> _Answer:
+        rec = self._visible_ticket(int(ticket_id))
+        incidents = [t for t in self._readable_tickets() if t.get("problem_id") == rec["id"]]
+        return _json_answer(200, self._paginate(request, incidents, "tickets", lambda t: [t["id"]]))
 
     def _create_ticket_request(self, request: _Request) -> _Answer:
         key = request.headers.get("idempotency-key")

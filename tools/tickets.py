@@ -49,6 +49,19 @@ def ticket_data(ticket: TicketView) -> dict[str, Any]:
     }
     if ticket.link:
         data["link"] = ticket.link
+    data.update(links_data(ticket))
+    return data
+
+
+def links_data(ticket: TicketView) -> dict[str, Any]:
+    """The link both ways: an incident names its problem, a problem lists its incidents."""
+    data: dict[str, Any] = {}
+    if ticket.type:
+        data["type"] = ticket.type
+    if ticket.problem is not None:
+        data["incident_of"] = f"{ticket.problem.id} ({ticket.problem.title})"
+    if ticket.incidents or ticket.type == "problem":
+        data["incidents"] = [{"id": i.id, "customer": i.customer, "status": i.status} for i in ticket.incidents]
     return data
 
 
@@ -65,8 +78,9 @@ GET_TICKET = Tool(
     name="get_ticket",
     description=(
         "Read one support ticket by id: title, status, priority, assignee, tags, the customer (name, plan, "
-        "SSO provider) and the whole conversation, including internal staff notes. Use it first whenever a "
-        "request names a ticket such as KITE-142."),
+        "SSO provider) and the whole conversation, including internal staff notes; an incident names its "
+        "problem ticket (incident_of), a problem lists its incidents. Use it first whenever a request names a "
+        "ticket such as KITE-142."),
     input_schema={
         "type": "object", "additionalProperties": False, "required": ["ticket_id"],
         "properties": {"ticket_id": {"type": "string", "minLength": 1, "maxLength": 32,
@@ -79,7 +93,10 @@ GET_TICKET = Tool(
 # --- search_tickets -----------------------------------------------------------------------------
 
 def search_tickets(ctx: ToolContext, query: str = "", status: str = "any", limit: int = 5,
-                   exclude_ticket_id: str | None = None, like_ticket_id: str | None = None) -> ToolResult:
+                   exclude_ticket_id: str | None = None, like_ticket_id: str | None = None,
+                   incidents_of: str | None = None) -> ToolResult:
+    if incidents_of:
+        return _incidents(ctx, incidents_of, status, limit)
     if not query.strip() and not like_ticket_id:
         raise ToolError("The query has no searchable words. Give plain keywords (e.g. 'sso login'), or "
                         "like_ticket_id to find the tickets with the same problem as that one.")
@@ -96,6 +113,18 @@ def search_tickets(ctx: ToolContext, query: str = "", status: str = "any", limit
     return ToolResult(json.dumps(hits, ensure_ascii=False, indent=1), hits)
 
 
+def _incidents(ctx: ToolContext, problem_id: str, status: str, limit: int) -> ToolResult:
+    problem = ctx.desk.normalise_ticket_id(problem_id)
+    found = [t for t in ctx.desk.incidents(problem) if status == "any" or t["status"] == status]
+    if not found:
+        scope = "" if status == "any" else f" {status}"
+        return ToolResult(f"Problem {problem} has no{scope} incidents.", [])
+    text = json.dumps(found[:limit], ensure_ascii=False, indent=1)
+    if len(found) > limit:
+        text = f"{limit} of the {len(found)} incidents of {problem} (raise limit, at most 20, for more):\n{text}"
+    return ToolResult(text, found[:limit])
+
+
 def _clip(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -109,7 +138,8 @@ SEARCH_TICKETS = Tool(
         "other customers hit the same problem: give like_ticket_id (e.g. the ticket you are handling) to get "
         "the tickets that share its problem, compared on title, first message, error text and tags; tickets "
         "with a different cause are left out. Or give plain keywords (e.g. 'okta certificate locked out'). "
-        "Each hit shows its id, title, customer, status and the lines that matched."),
+        "Each hit shows its id, title, customer, status and the lines that matched. Give incidents_of (a "
+        "problem ticket's id) to list the incidents linked to that problem instead."),
     input_schema={
         "type": "object", "additionalProperties": False,
         "properties": {
@@ -122,6 +152,8 @@ SEARCH_TICKETS = Tool(
             "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},
             "exclude_ticket_id": {"type": "string", "maxLength": 32,
                                   "description": "Leave this ticket out of the results (e.g. the one being handled)"},
+            "incidents_of": {"type": "string", "maxLength": 32,
+                             "description": "List the incidents of this problem ticket (query is then ignored)"},
         },
     },
     fn=search_tickets,

@@ -114,6 +114,10 @@ class Ticket(SQLModel, table=True):
     created_at: datetime
     updated_at: datetime
     requester: str | None = None  # a real desk's requester (its customer is their organization)
+    # One fix for many: a problem ticket and its incidents (Zendesk's `type` and `problem_id`). No foreign key:
+    # Zendesk's incident may name a problem the mirror does not hold (yet).
+    type: str | None = Field(default=None, max_length=16)  # problem | incident | question | task; None: not set
+    problem_id: str | None = Field(default=None, max_length=32, index=True)  # the problem this incident is of
 
 
 class TicketMessage(SQLModel, table=True):
@@ -460,3 +464,4 @@ class DeskWrite(SQLModel, table=True):
     comment_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
+    waits_for: int | None = None  # another write's id: this one is not sent while that one is unfinished

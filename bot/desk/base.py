@@ -1,5 +1,6 @@
 """What every desk offers the tools and the run layer: tickets with their customer and conversation, help
-sections, searches over the mirror, and the two writes (a reply the customer reads, an internal change)."""
+sections, searches over the mirror, and the writes (a reply the customer reads, an internal change, the links of
+a problem ticket and its incidents)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,15 @@ class Message:
 
 
 @dataclass(frozen=True)
+class TicketLink:
+    """Another ticket a ticket is linked to: its problem, or one of its incidents."""
+    id: str
+    title: str
+    customer: str | None
+    status: str | None
+
+
+@dataclass(frozen=True)
 class TicketView:
     id: str
     title: str
@@ -70,6 +80,9 @@ class TicketView:
     customer: Customer | None
     conversation: list[Message] = field(default_factory=list)
     link: str | None = None  # where a person opens the ticket (Zendesk's agent page); None on the embedded desk
+    type: str | None = None  # problem | incident | question | task; None: not set
+    problem: TicketLink | None = None  # an incident's problem
+    incidents: tuple[TicketLink, ...] = ()  # a problem's incidents
 
 
 @dataclass(frozen=True)
@@ -106,11 +119,19 @@ class Desk(Protocol):
     def search_tickets(self, query: str, *, limit: int, status: str | None, exclude: str | None,
                        like: str | None) -> list[dict[str, Any]]: ...
 
+    def incidents(self, problem_id: str) -> list[dict[str, Any]]: ...
+
     def check_reply(self, ticket_id: str, message: str) -> None: ...
 
     def reply(self, ticket_id: str, message: str, *, run_id: int | None, tool_use_id: str | None) -> WriteReceipt: ...
 
     def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
                run_id: int | None, tool_use_id: str | None) -> WriteReceipt: ...
+
+    def link_incidents(self, problem_id: str, incident_ids: list[str], *, run_id: int | None,
+                       key: str | None) -> WriteReceipt:
+        """Make `problem_id` a problem and each of `incident_ids` its incident; linking again changes nothing.
+        `key` (with `run_id`) names the decision, so a replayed call finds the writes it recorded."""
+        ...
 
     def customer_text(self, message: str) -> str: ...

@@ -3,6 +3,7 @@ start. A reply is a row the customer's conversation shows; nothing leaves the pr
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from sqlmodel import select
@@ -12,7 +13,7 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Customer as CustomerRow
 from bot.db.models import HelpSection, Ticket, TicketMessage, get_or_raise, utcnow
-from bot.desk import links, mirror
+from bot.desk import links, mirror, problems
 from bot.desk.base import Section, TicketView, WriteReceipt
 from bot.desk.ids import TicketIds
 
@@ -28,8 +29,16 @@ class EmbeddedDesk(TicketIds):
 
     # --- reads -------------------------------------------------------------------------------------------
     def ticket(self, ticket_id: str) -> TicketView:
+        ticket_id = self.normalise_ticket_id(ticket_id)
         with self.db.session() as session:
-            return mirror.mirrored_ticket(session, self.normalise_ticket_id(ticket_id))
+            view = mirror.mirrored_ticket(session, ticket_id)
+            row = get_or_raise(session, Ticket, ticket_id)
+            problem, incidents = problems.links_of(session, ticket_id, row.problem_id)
+            return dataclasses.replace(view, type=row.type, problem=problem, incidents=incidents)
+
+    def incidents(self, problem_id: str) -> list[dict[str, Any]]:
+        with self.db.session() as session:
+            return problems.incidents_of(session, self.normalise_ticket_id(problem_id), "KITE-142")
 
     def search_help(self, query: str, limit: int) -> list[tuple[Section, search.Hit]]:
         return mirror.search_help(self.db, query, limit)
@@ -105,3 +114,27 @@ class EmbeddedDesk(TicketIds):
             search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
             return WriteReceipt(ticket.id, "sent", {"ticket_id": ticket.id, "status": ticket.status,
                                                     "assignee": ticket.assignee, "changes": changes})
+
+    def link_incidents(self, problem_id: str, incident_ids: list[str], *, run_id: int | None,
+                       key: str | None) -> WriteReceipt:
+        """Our own columns, set in one transaction after every check: linking again changes nothing (so no key
+        is needed to make a replayed call harmless)."""
+        problem_id = self.normalise_ticket_id(problem_id)
+        wanted = [self.normalise_ticket_id(i) for i in incident_ids]
+        with self.db.session() as session:
+            plan = problems.plan_link(session, problem_id, wanted, "KITE-142")
+            changes, now = [], utcnow()
+            if plan.problem.type != "problem":
+                changes.append(f"{problem_id} is a problem")
+                plan.problem.type, plan.problem.updated_at = "problem", now
+                session.add(plan.problem)
+            for row in plan.incidents:
+                if row.type != "incident" or row.problem_id != problem_id:
+                    was = f" (was of {row.problem_id})" if row.problem_id else ""
+                    changes.append(f"{row.id} is an incident of {problem_id}{was}")
+                    row.type, row.problem_id, row.updated_at = "incident", problem_id, now
+                    session.add(row)
+            session.flush()
+            return WriteReceipt(problem_id, "sent", {"problem_id": problem_id,
+                                                     "incident_ids": [row.id for row in plan.incidents],
+                                                     "changes": changes})

@@ -10,7 +10,7 @@ from bot import search
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import HelpSection, Ticket
-from bot.desk import links
+from bot.desk import links, problems
 from bot.desk import mirror as shared
 from bot.desk.base import (
     Customer,
@@ -95,8 +95,13 @@ class ZendeskDesk(TicketIds):
         # What the mirror sees first here (a customer's comment read by a run before its webhook or the poll) is
         # an arrival as it would be there: recorded, or the intake would never see it.
         arrivals = self.settings.intake_rules is not None and filled(self.db)
+        incidents_now = self._incidents_now(ticket)
         with self.db.session() as session:
             mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals)
+            live = mirror.mark_incidents(session, ticket_id, incidents_now) if incidents_now is not None else None
+            problem, incidents = problems.links_of(
+                session, ticket_id, str(ticket["problem_id"]) if ticket.get("problem_id") is not None else None)
+            incidents = live if live is not None else incidents
         requester = users.get(ticket.get("requester_id") or 0) or {}
         org = orgs.get(ticket.get("organization_id") or 0) or {}
         assignee = users.get(ticket.get("assignee_id") or 0) or {}
@@ -114,7 +119,20 @@ class ZendeskDesk(TicketIds):
                           priority=ticket.get("priority"), assignee=assignee.get("name"),
                           tags=list(ticket.get("tags") or []), created_at=mirror.zendesk_time(ticket.get("created_at")),
                           updated_at=mirror.zendesk_time(ticket.get("updated_at")), customer=customer,
-                          conversation=conversation, link=self.client.agent_link(ticket_id))
+                          conversation=conversation, link=self.client.agent_link(ticket_id),
+                          type=ticket.get("type") or None, problem=problem, incidents=incidents)
+
+    def _incidents_now(self, ticket: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """A problem's incidents as Zendesk lists them now (None: not a problem, or the list could not be read:
+        the mirror's are shown)."""
+        if ticket.get("type") != "problem" and not ticket.get("has_incidents"):
+            return None
+        try:
+            return [t for page in self.client.pages(f"/api/v2/tickets/{int(ticket['id'])}/incidents.json", {},
+                                                    "tickets") for t in page]
+        except DeskError as exc:
+            logger.warning("zendesk: ticket %s: its incidents could not be listed: %s", ticket["id"], exc)
+            return None
 
     def search_help(self, query: str, limit: int) -> list[tuple[Section, search.Hit]]:
         return shared.search_help(self.db, query, limit)
@@ -125,6 +143,13 @@ class ZendeskDesk(TicketIds):
             self._ensure_mirrored(like)
         return shared.search_tickets(self.db, query, limit=limit, status=status, exclude=exclude, like=like,
                                      example="4821")
+
+    def incidents(self, problem_id: str) -> list[dict[str, Any]]:
+        """The problem's incidents as the mirror has them (links people make in Zendesk arrive with the sync)."""
+        problem_id = self.normalise_ticket_id(problem_id)
+        self._ensure_mirrored(problem_id)
+        with self.db.session() as session:
+            return problems.incidents_of(session, problem_id, "4821")
 
     def _ensure_mirrored(self, ticket_id: str) -> None:
         with self.db.session() as session:
@@ -168,6 +193,40 @@ class ZendeskDesk(TicketIds):
             changes.append("internal note added")
         receipt = self._queue(ticket_id, "update", body, False, fields, run_id, tool_use_id)
         return WriteReceipt(ticket_id, receipt.state, {**receipt.detail, "changes": changes})
+
+    def link_incidents(self, problem_id: str, incident_ids: list[str], *, run_id: int | None,
+                       key: str | None) -> WriteReceipt:
+        """One desk write per ticket, recorded together after every check: the problem's `type: problem` first,
+        then each incident's `type: incident` and `problem_id` (each waits for the problem's write). `key` (the
+        decision's id) makes a replayed call find its rows."""
+        problem_id = self.normalise_ticket_id(problem_id)
+        wanted = list(dict.fromkeys(self.normalise_ticket_id(i) for i in incident_ids))
+        closed = [view.id for view in (self.ticket(t) for t in [problem_id, *wanted])  # live: mirror refreshed
+                  if view.status == "closed"]
+        if closed:
+            raise DeskRefused(f"Ticket(s) {', '.join(closed)} are closed in Zendesk, and a closed ticket cannot be "
+                              "updated: leave them out of the link.")
+        rows = []
+        with self.db.session() as session:
+            plan = problems.plan_link(session, problem_id, wanted, "4821")
+            first, created = writes.record(session, ticket_id=problem_id, kind="link", body=None, public=False,
+                                           fields={"type": "problem"}, run_id=run_id,
+                                           tool_use_id=f"{key}:problem" if key else None)
+            rows.append((first.id, created))
+            for incident in plan.incidents:
+                row, created = writes.record(
+                    session, ticket_id=incident.id, kind="link", body=None, public=False,
+                    fields={"type": "incident", "problem_id": int(problem_id)}, run_id=run_id,
+                    tool_use_id=f"{key}:incident:{incident.id}" if key else None, waits_for=first.id)
+                rows.append((row.id, created))
+        running = _senders.get(id(self.db))
+        if running is not None:
+            running.nudge()
+        return WriteReceipt(problem_id, "queued" if any(c for _, c in rows) else "duplicate",
+                            {"problem_id": problem_id, "incident_ids": [t.id for t in plan.incidents],
+                             "write_ids": [i for i, _ in rows],
+                             "changes": [f"{problem_id} is a problem"] +
+                                        [f"{t.id} is an incident of {problem_id}" for t in plan.incidents]})
 
     def _queue(self, ticket_id: str, kind: str, body: str | None, public: bool, fields: dict[str, Any],
                run_id: int | None, tool_use_id: str | None) -> WriteReceipt:

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from bot import search
 from bot.db.models import Customer, HelpSection, SearchDocument, Ticket, TicketMessage, table_of
 from bot.desk import arrivals as desk_arrivals
+from bot.desk.base import TicketLink
 from bot.desk.links import heading_anchor
 
 _CUSTOMERS, _TICKETS, _MESSAGES = table_of(Customer), table_of(Ticket), table_of(TicketMessage)
@@ -146,6 +147,20 @@ def ticket_fields(ticket: dict[str, Any]) -> dict[str, Any]:
             "via": via.get("channel") if isinstance(via, dict) else None, "created_at": ticket.get("created_at")}
 
 
+def mark_incidents(session: Session, problem_id: str, incidents: list[dict[str, Any]]) -> tuple[TicketLink, ...]:
+    """The problem's incidents as Zendesk listed them: set on the mirror's rows it holds (the rest of each
+    ticket comes with the sync), and as links (customer names as the mirror knows them)."""
+    conn = session.connection()
+    for incident in incidents:
+        conn.execute(update(_TICKETS).where(_TICKETS.c.id == str(incident["id"]))
+                     .values(type=incident.get("type") or "incident", problem_id=problem_id))
+    keys = sorted({customer_id(t) for t in incidents})
+    names = {row.id: row.name for row in session.exec(select(Customer).where(col(Customer.id).in_(keys)))} \
+        if keys else {}
+    return tuple(TicketLink(str(t["id"]), t.get("subject") or "(no subject)", names.get(customer_id(t)),
+                            STATUS.get(t.get("status") or "open", "open")) for t in incidents)
+
+
 def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> dict[str, Any]:
     assignee = users.get(ticket.get("assignee_id") or 0) or {}
     requester = users.get(ticket.get("requester_id") or 0) or {}
@@ -154,7 +169,10 @@ def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> 
             "title": ticket.get("subject") or ticket.get("raw_subject") or "(no subject)",
             "status": STATUS.get(ticket.get("status") or "open", "open"), "priority": ticket.get("priority"),
             "assignee": assignee.get("name"), "tags": list(ticket.get("tags") or []),
-            "created_at": zendesk_time(ticket.get("created_at")), "updated_at": zendesk_time(ticket.get("updated_at"))}
+            "created_at": zendesk_time(ticket.get("created_at")), "updated_at": zendesk_time(ticket.get("updated_at")),
+            # a problem and its incidents, also as people link them in Zendesk
+            "type": ticket.get("type") or None,
+            "problem_id": str(ticket["problem_id"]) if ticket.get("problem_id") is not None else None}
 
 
 def message(ticket_id: str, comment: dict[str, Any], users: dict[int, dict[str, Any]],

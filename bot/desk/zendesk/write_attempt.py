@@ -60,6 +60,9 @@ def attempt(client: ZendeskClient, claim: Claim, row: DeskWrite, me: Callable[[]
                         return posted
             elif applied(row, ticket):  # nothing to post (or posted already), and the fields are as asked
                 return posted
+        if row.kind == "link" and applied(row, ticket):  # linked already (by a person, or linked twice)
+            return posted
+        check_problem(client, claim, row)
         claim.renew()
         claim.sending(since)
         try:
@@ -69,6 +72,20 @@ def attempt(client: ZendeskClient, claim: Claim, row: DeskWrite, me: Callable[[]
             continue
         return posted if posted is not None else comment_id(answer)
     raise KeptChanging("the ticket kept changing while we wrote (409)")
+
+
+def check_problem(client: ZendeskClient, claim: Claim, row: DeskWrite) -> None:
+    """An incident's problem must be a ticket of type problem (its own write went first: `waits_for`); else
+    Zendesk would refuse the PUT, and nothing is changed on the incident."""
+    problem = (row.fields or {}).get("problem_id")
+    if problem is None:
+        return
+    claim.renew()
+    found = client.get(f"/api/v2/tickets/{int(problem)}.json")["ticket"]
+    if found.get("type") != "problem":
+        raise DeskRefused(f"Ticket {problem} is not a problem ticket in Zendesk (its type is "
+                          f"{found.get('type') or 'not set'}), so ticket {row.ticket_id} was not linked to it as "
+                          "an incident. Make it a problem in Zendesk, then `kitebase desk retry`.")
 
 
 def body(row: DeskWrite, ticket: dict[str, Any], *, comment: bool) -> dict[str, Any]:
@@ -87,6 +104,10 @@ def wanted(row: DeskWrite) -> dict[str, Any]:
         out["status"] = ZENDESK_STATUS.get(fields["status"], fields["status"])
     if "assignee_id" in fields:
         out["assignee_id"] = fields["assignee_id"]
+    if fields.get("type"):  # a link: the problem's type, or an incident's type with its problem_id
+        out["type"] = fields["type"]
+    if "problem_id" in fields:
+        out["problem_id"] = fields["problem_id"]
     return out
 
 

@@ -1,6 +1,7 @@
 """Writes to Zendesk, exactly once: a durable queue like the Slack outbox.
 
-A write (the approved reply as a public comment; an internal note, a status or assignee change) is a
+A write (the approved reply as a public comment; an internal note, a status or assignee change; a problem's or
+an incident's link, `type` and `problem_id`) is a
 `desk_write` row recorded in the transaction of the tool call that decides it (one row per run and tool call,
 so a replayed call finds its row), and sent by one sender at a time: a sender claims the row (a fenced claim,
 bot/desk/zendesk/write_claim.py, by the database's clock) and makes one attempt
@@ -46,16 +47,18 @@ def claim_seconds_for(timeout: float) -> float:
 
 
 def record(session: Session, *, ticket_id: str, kind: str, body: str | None, public: bool,
-           fields: dict[str, Any], run_id: int | None, tool_use_id: str | None) -> tuple[DeskWrite, bool]:
+           fields: dict[str, Any], run_id: int | None, tool_use_id: str | None,
+           waits_for: int | None = None) -> tuple[DeskWrite, bool]:
     """The write, stored with the caller's transaction; (row, created). A tool call already recorded gets its
-    row back, so the customer never gets a reply twice."""
+    row back, so the customer never gets a reply twice. With `waits_for`, it is sent once that write is done
+    (an incident's link after its problem's)."""
     key = f"{run_id}:{tool_use_id}" if tool_use_id else None
     if key is not None:
         old = session.exec(select(DeskWrite).where(DeskWrite.key == key)).first()
         if old is not None:
             return old, False
     row = DeskWrite(key=key, ticket_id=ticket_id, kind=kind, body=body, public=public, fields=fields,
-                    run_id=run_id, tool_use_id=tool_use_id, status="pending", created_at=utcnow())
+                    run_id=run_id, tool_use_id=tool_use_id, status="pending", created_at=utcnow(), waits_for=waits_for)
     row.next_attempt_at = clock.now()  # type: ignore[assignment]  # due now by the database clock
     session.add(row)
     session.flush()
@@ -134,15 +137,17 @@ class DeskSender:
 
     def _due(self, limit: int) -> list[int]:
         """Rows due now and free, each the oldest unfinished write of its ticket (a ticket's writes go in order,
-        one at a time)."""
+        one at a time), and none waiting for another write that is unfinished."""
         earlier = aliased(DeskWrite)
+        first = aliased(DeskWrite)
         with self.db.session() as session:
             return [int(i) for i in session.exec(
                 select(DeskWrite.id).where(
                     col(DeskWrite.status).in_(OPEN), col(DeskWrite.next_attempt_at) <= clock.now(),
                     col(DeskWrite.claimed_until).is_(None) | (col(DeskWrite.claimed_until) < clock.now()),
                     ~exists().where(col(earlier.ticket_id) == col(DeskWrite.ticket_id),
-                                    col(earlier.id) < col(DeskWrite.id), col(earlier.status).in_(OPEN)))
+                                    col(earlier.id) < col(DeskWrite.id), col(earlier.status).in_(OPEN)),
+                    ~exists().where(col(first.id) == col(DeskWrite.waits_for), col(first.status).in_(OPEN)))
                 .order_by(col(DeskWrite.next_attempt_at), col(DeskWrite.id)).limit(limit)).all() if i is not None]
 
     def claim(self, write_id: int) -> Claim | None:

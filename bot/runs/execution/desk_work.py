@@ -115,9 +115,10 @@ def intake(db: Database, settings: Settings, rules: Any, dispatch: Any, *, owner
 
 def write_failed(db: Database, settings: Settings, write: DeskWrite, why: str) -> None:
     """A write Zendesk refused: the run's thread and the human queue say what happened and what to fix."""
-    what = "approved reply" if write.kind == "reply" else "ticket change"
+    what = {"reply": "approved reply", "link": "problem/incident link"}.get(write.kind, "ticket change")
+    kept = "text" if write.body else "change"
     reason = (f"The {what} could not be written to Zendesk ticket {write.ticket_id}: {why} "
-              f"The text is kept (desk write {write.id}); `kitebase desk retry` sends it once this is fixed.")
+              f"The {kept} is kept (desk write {write.id}); `kitebase desk retry` sends it once this is fixed.")
     with db.session() as session:
         run = session.get(Run, write.run_id) if write.run_id else None
         if run is None:

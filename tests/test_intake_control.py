@@ -14,7 +14,7 @@ from sqlalchemy import update
 from sqlmodel import col, func, select
 
 from bot.cli import main
-from bot.db.models import Customer, DeskArrival, IntakeRule, Outbox, Run, Ticket, TicketMessage, utcnow
+from bot.db.models import DeskArrival, IntakeRule, Outbox, Run, Ticket, TicketMessage
 from bot.desk import arrivals as desk_arrivals
 from bot.runs.execution.desk_work import intake
 from bot.runs.intake import arrivals
@@ -22,6 +22,7 @@ from bot.runs.intake.rules import Rule, load
 from bot.slack_ui.queue import build_home
 from bot.vocabulary import ArrivalState, RunStatus
 from standins.slack_harness import start_harness
+from tests.test_intake_rules import _new_ticket
 
 RULES = """\
 [[rule]]
@@ -50,24 +51,7 @@ def rules_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Any) -
     return path
 
 
-def _ticket(db: Any, number: int, *, priority: str = "urgent", tags: tuple[str, ...] = ("sso",),
-            status: str = "new", answered: bool = False) -> str:
-    """A ticket new on the desk, recorded for the intake as `desk add` and the Zendesk mirror record one."""
-    ticket_id = f"KITE-{900 + number}"
-    with db.session() as session:
-        customer = session.exec(select(Customer.id)).first()
-        now = utcnow()
-        session.add(Ticket(id=ticket_id, customer_id=customer, title=f"SSO loop {number}", status="open",
-                           priority=priority, tags=list(tags), created_at=now, updated_at=now))
-        session.add(TicketMessage(ticket_id=ticket_id, author="Dana", role="customer", body="SSO loops",
-                                  created_at=now))
-        if answered:
-            session.add(TicketMessage(ticket_id=ticket_id, author="Sam (support)", role="staff",
-                                      body="Looking at it", created_at=now))
-        session.flush()
-        desk_arrivals.ticket_arrived(session, key=f"ticket:{ticket_id}", ticket_id=ticket_id,
-                                     fields={"status": status, "priority": priority, "tags": list(tags)})
-    return ticket_id
+_ticket = _new_ticket  # a ticket new on the desk, recorded for the intake (tests/test_intake_rules.py)
 
 
 def _pass(db: Any, settings: Any, rules: list[Rule]) -> list[str]:

@@ -73,7 +73,9 @@ def _rules(**first: Any) -> list[Rule]:
 
 
 def _new_ticket(db: Any, number: int, *, priority: str = "urgent", tags: tuple[str, ...] = ("sso",),
-                status: str = "new") -> str:
+                status: str = "new", answered: bool = False) -> str:
+    """A ticket new on the desk, recorded for the intake as `desk add` and the Zendesk mirror record one
+    (`answered`: a person has already replied publicly)."""
     ticket_id = f"KITE-{900 + number}"
     with db.session() as session:
         customer = session.exec(select(Customer.id)).first()
@@ -81,6 +83,9 @@ def _new_ticket(db: Any, number: int, *, priority: str = "urgent", tags: tuple[s
         session.add(Ticket(id=ticket_id, customer_id=customer, title=f"SSO loop {number}", status="open",
                            priority=priority, tags=list(tags), created_at=now, updated_at=now))
         session.add(TicketMessage(ticket_id=ticket_id, author="Dana", role="customer", body="SSO loops", created_at=now))
+        if answered:
+            session.add(TicketMessage(ticket_id=ticket_id, author="Sam (support)", role="staff",
+                                      body="Looking at it", created_at=now))
         session.flush()
         desk_arrivals.ticket_arrived(session, key=f"ticket:{ticket_id}", ticket_id=ticket_id,
                                      fields={"status": status, "priority": priority, "tags": list(tags)})

@@ -143,7 +143,7 @@ def test_pause_stops_new_runs_at_once_and_resume_continues_the_backlog_in_order(
     other = _ticket(db, 14, priority="low", tags=("billing",))
     assert _pass(db, settings, rules) == [other], "the paused rule starts nothing; the other rule goes on"
     assert _pass(db, settings, rules) == []
-    assert _state(db, tickets[0]) == (ArrivalState.WAITING, "rule 'urgent-sso' is paused (by the command line)")
+    assert _state(db, tickets[0]) == (ArrivalState.WAITING, "rule 'urgent-sso' is paused by the command line")
 
     code, out, _ = _cli(capsys, "intake", "pause", "URGENT-SSO")  # names in any case, as the rules file's
     assert (code, out) == (0, "Rule urgent-sso: already paused by the command line (3 waiting).\n")
@@ -218,7 +218,7 @@ def test_check_shows_what_each_rule_would_take_and_the_skip_writing_nothing(
     assert out.startswith("Intake check on the embedded desk: what each rule would take of its "
                           f"{open_tickets} open ticket(s) if they arrived now (nothing is started or written).")
     assert (f"urgent-sso → C0URGENT: {len(taken)} ticket(s), {urgent['would_start']} would start, but now they "
-            "would wait: rule 'urgent-sso' is paused (by the command line)") in out
+            "would wait: rule 'urgent-sso' is paused by the command line") in out
     assert "  KITE-142   open     high, tagged sso · skipped: run #" in out and " already works it" in out
     assert "would start" in out and f"No rule takes {report['untaken']} ticket(s)." in out
 

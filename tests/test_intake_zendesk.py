@@ -235,7 +235,7 @@ def test_a_hundred_tickets_in_a_minute_under_max_per_hour_20_start_twenty_and_th
     assert paused.changed
     an_hour_passes()
     assert intake_pass() == []
-    assert {a.reason for t in tickets[20:] for a in arrivals_of(db, t)} == {"rule 'urgent-sso' is paused (by <@ULEAD>)"}
+    assert {a.reason for t in tickets[20:] for a in arrivals_of(db, t)} == {"rule 'urgent-sso' is paused by <@ULEAD>"}
     control.resume(db, settings, "urgent-sso", by="ULEAD")
     for _ in range(4):
         assert len(intake_pass()) == 20

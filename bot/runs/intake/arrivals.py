@@ -225,7 +225,7 @@ def _answered_by_a_person(session: Session, ticket: Ticket, quiet_hours: float) 
 def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *, count_hour: bool) -> str | None:
     """Why an arrival the rule took must wait now (None: it may start)."""
     if row.paused:
-        return f"rule '{rule.name}' is paused" + (f" (by {by_whom(row.paused_by)})" if row.paused_by else "")
+        return f"rule '{rule.name}' is paused" + (f" by {by_whom(row.paused_by)}" if row.paused_by else "")
     if count_hour and rule.max_per_hour is not None:
         started = session.exec(select(func.count()).select_from(DeskArrival).where(
             col(DeskArrival.rule) == rule.name, col(DeskArrival.kind) == ArrivalKind.TICKET,
@@ -319,7 +319,7 @@ def _backlog_notices(db: Database, rules: list[Rule]) -> None:
             outbox.notice(session, channel=rule.channel, thread_ts=None,
                           key=f"intake-backlog:{rule.name}:{now:%Y-%m-%dT%H:%M}",
                           text=f"Rule *{rule.name}* holds {waiting} ticket(s) in its backlog ({reason}); they "
-                               "start oldest first as soon as the rule allows. `kitebase intake status` "
+                               "start oldest first as soon as the rule allows. `/kitebase intake status` "
                                "shows them.")
 
 

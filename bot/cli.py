@@ -14,6 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
 from bot.agent.replay import timeline
+from bot.cli_also import add_also_command
 from bot.cli_desk import add_desk_commands
 from bot.cli_eval import add_eval_command
 from bot.cli_intake import add_intake_commands
@@ -111,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--approve", choices=["prompt", "auto", "reject"])
         p.add_argument("--json", action="store_true")
         p.set_defaults(handler=cmd_decide, decision=name)
+
+    add_also_command(sub)
 
     resume = sub.add_parser("resume", help="continue a stored run (after a crash, or a stopped run with a fresh allowance)")
     resume.add_argument("run_id", type=int)

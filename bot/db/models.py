@@ -174,6 +174,7 @@ class Run(Usage, Allowance, table=True):
     started_by: str | None = None
     origin: dict | None = json_column()  # where the request came from (cli, slack channel/thread)
     thread_key: str | None = Field(default=None, index=True, max_length=200)  # "C123:1700000000.000100"
+    batch_id: int | None = Field(default=None, index=True)  # a fan-out child: the batch it drafts for (Batch)
 
     # The conversation, stored whole after every turn; the tool results of a turn that waits
     # for approval are held in `pending_results` until every gated call is decided.
@@ -194,6 +195,19 @@ class Run(Usage, Allowance, table=True):
     @property
     def total_tokens(self) -> int:
         return self.total
+
+
+class Batch(SQLModel, table=True):
+    """One fix for many: the child runs a person started from a run whose reply was approved, each drafting the
+    same fix for another ticket; their drafts are decided on one card. One batch per parent run."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    parent_run_id: int = Field(foreign_key="run.id", unique=True)
+    problem_ticket_id: str = Field(max_length=32)  # the parent's ticket: the problem its incidents link to
+    requested_by: str | None = None
+    reference: dict | None = json_column()  # {"message", "approved_by", "sources": [[anchor, heading]]}
+    skipped: list | None = json_column()  # [{"ticket_id", "reason"}]: tickets asked for that got no child
+    created_at: datetime = database_time()
 
 
 class Step(Usage, table=True):

@@ -32,9 +32,9 @@ def register(app: App, ctx: SlackContext) -> None:
     def handle_approve(ack: Ack, body: dict[str, Any]) -> None:
         approval = _pending_approval(ctx, body)
         if approval is not None:
-            problem = decide_and_continue(ctx, _user(body), approval, "approve", fingerprint=_value(body).get("fingerprint"))
+            problem = decide_and_continue(ctx, clicked_by(body), approval, "approve", fingerprint=button_value(body).get("fingerprint"))
             if problem:
-                _tell(ctx, body, problem)
+                tell_clicker(ctx, body, problem)
         ack()
 
     @app.action(ui.EDIT)
@@ -62,9 +62,9 @@ def register(app: App, ctx: SlackContext) -> None:
     def handle_claim(ack: Ack, body: dict[str, Any]) -> None:
         escalation_id = _escalation_for(ctx, body)
         if escalation_id is not None:
-            won, message = escalations.claim(ctx.db, escalation_id, actor=_user(body))
+            won, message = escalations.claim(ctx.db, escalation_id, actor=clicked_by(body))
             if not won:
-                _tell(ctx, body, message)
+                tell_clicker(ctx, body, message)
         ack()
 
     @app.action(ui.RESUME)
@@ -73,9 +73,9 @@ def register(app: App, ctx: SlackContext) -> None:
         run_id = for_slack.escalation_run_id(ctx.db, escalation_id) if escalation_id is not None else None
         if run_id is not None:
             try:
-                ctx.service.reopen(run_id, actor=_user(body))
+                ctx.service.reopen(run_id, actor=clicked_by(body))
             except BadInput as exc:
-                _tell(ctx, body, str(exc))
+                tell_clicker(ctx, body, str(exc))
             else:
                 ctx.dispatch(run_id)
         ack()
@@ -93,13 +93,13 @@ def register(app: App, ctx: SlackContext) -> None:
     @app.action(ui.FEEDBACK)
     def handle_feedback(ack: Ack, body: dict[str, Any], client: Any) -> None:
         value, _, raw_run = str((body.get("actions") or [{}])[0].get("value") or "").partition(":")
-        run_id = _int(raw_run)
+        run_id = whole_number(raw_run)
         try:
             if run_id is None:
                 raise BadInput("That feedback button is broken; nothing was recorded.")
-            feedback.record(ctx.db, run_id, user=_user(body), value=value)
+            feedback.record(ctx.db, run_id, user=clicked_by(body), value=value)
         except BadInput as exc:
-            _tell(ctx, body, str(exc))
+            tell_clicker(ctx, body, str(exc))
             ack()
             return
         ack()
@@ -110,13 +110,13 @@ def register(app: App, ctx: SlackContext) -> None:
                 form="the form for a note",
                 then=f"Your thumbs down on run #{run_id} is recorded all the same; the note was optional.")
         else:
-            _tell(ctx, body, f"Thanks: your thumbs up on run #{run_id} is recorded.")
+            tell_clicker(ctx, body, f"Thanks: your thumbs up on run #{run_id} is recorded.")
 
     @app.action(re.compile(".*"))
     def handle_unknown_action(ack: Ack, body: dict[str, Any]) -> None:
         action = (body.get("actions") or [{}])[0].get("action_id")
         logger.warning("unknown action_id %r", action)
-        _tell(ctx, body, "I don't know that button (it may be from an older version of this app); nothing was done.")
+        tell_clicker(ctx, body, "I don't know that button (it may be from an older version of this app); nothing was done.")
         ack()
 
 
@@ -148,45 +148,45 @@ def _not_allowed(ctx: SlackContext, user: str, approval: dict[str, Any]) -> str 
 
 
 def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any] | None:
-    approval_id = _int(_value(body).get("approval_id"))
+    approval_id = whole_number(button_value(body).get("approval_id"))
     approval = for_slack.approval(ctx.db, approval_id) if approval_id is not None else None
     if approval is None:
-        _tell(ctx, body, "This draft no longer exists; nothing was sent.")
+        tell_clicker(ctx, body, "This draft no longer exists; nothing was sent.")
         return None
     if approval["status"] != ApprovalStatus.PENDING:
-        _tell(ctx, body, f"This reply was already {approval['status']} by {ui.who(approval['decided_by'])}; "
+        tell_clicker(ctx, body, f"This reply was already {approval['status']} by {ui.who(approval['decided_by'])}; "
                          "nothing more was sent.")
         return None
-    problem = _not_allowed(ctx, _user(body), approval)
+    problem = _not_allowed(ctx, clicked_by(body), approval)
     if problem:
-        _tell(ctx, body, problem)
+        tell_clicker(ctx, body, problem)
         return None
     return approval
 
 
 def _escalation_for(ctx: SlackContext, body: dict[str, Any]) -> int | None:
-    escalation_id = _int(_value(body).get("escalation_id"))
+    escalation_id = whole_number(button_value(body).get("escalation_id"))
     if escalation_id is None or for_slack.escalation(ctx.db, escalation_id) is None:
-        _tell(ctx, body, "That escalation no longer exists.")
+        tell_clicker(ctx, body, "That escalation no longer exists.")
         return None
-    if ctx.settings.approvers and not may_decide(ctx.settings, ctx.groups, _user(body), None):
-        _tell(ctx, body, "Only the approvers can act on the human queue. " + approvers_hint(ctx.settings, None))
+    if ctx.settings.approvers and not may_decide(ctx.settings, ctx.groups, clicked_by(body), None):
+        tell_clicker(ctx, body, "Only the approvers can act on the human queue. " + approvers_hint(ctx.settings, None))
         return None
     return escalation_id
 
 
-def _int(value: Any) -> int | None:
+def whole_number(value: Any) -> int | None:
     try:
         return int(value) if value is not None and not isinstance(value, bool) else None
     except (TypeError, ValueError):
         return None
 
 
-def _user(body: dict[str, Any]) -> str:
+def clicked_by(body: dict[str, Any]) -> str:
     return str((body.get("user") or {}).get("id") or "")
 
 
-def _value(body: dict[str, Any]) -> dict[str, Any]:
+def button_value(body: dict[str, Any]) -> dict[str, Any]:
     try:
         value = json.loads((body.get("actions") or [{}])[0].get("value") or "{}")
         return value if isinstance(value, dict) else {}
@@ -195,7 +195,7 @@ def _value(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _modal_metadata(body: dict[str, Any]) -> dict[str, Any]:
-    return {**_value(body), "channel": (body.get("channel") or {}).get("id"),
+    return {**button_value(body), "channel": (body.get("channel") or {}).get("id"),
             "ts": (body.get("container") or {}).get("message_ts")}
 
 
@@ -210,9 +210,9 @@ def _open_form(ctx: SlackContext, body: dict[str, Any], client: Any, view: dict[
         answer = exc.response.get("error") if isinstance(exc, SlackApiError) else None
         logger.warning("views.open for %s failed: %s", view.get("callback_id"), answer or type(exc).__name__)
         said = f" (it answered “{answer}”)" if isinstance(answer, str) and answer else ""
-        _tell(ctx, body, f"Slack didn't open {form}{said}. {then}")
+        tell_clicker(ctx, body, f"Slack didn't open {form}{said}. {then}")
 
 
-def _tell(ctx: SlackContext, body: dict[str, Any], text: str) -> None:
-    ctx.tell((body.get("channel") or {}).get("id"), _user(body) or None, text,
+def tell_clicker(ctx: SlackContext, body: dict[str, Any], text: str) -> None:
+    ctx.tell((body.get("channel") or {}).get("id"), clicked_by(body) or None, text,
              thread_ts=(body.get("container") or {}).get("thread_ts"))

@@ -14,11 +14,14 @@ from bot.outbox.writers import (
     RunRef,
     Where,
     after_step,
+    batch_card,
+    batch_key,
     bump,
     card,
     card_changed,
     digest,
     digest_written,
+    endings_changed,
     ephemeral,
     final,
     first_message,
@@ -39,7 +42,7 @@ from bot.outbox.writers import (
     wake,
 )
 
-__all__ = ["OUTBOX", "NewRun", "RunRef", "Where", "after_step", "bump", "card", "card_changed", "digest",
-           "digest_written", "ephemeral", "final", "first_message", "home", "homes_changed", "intake_request", "new_row", "notice", "put",
+__all__ = ["OUTBOX", "NewRun", "RunRef", "Where", "after_step", "batch_card", "batch_key", "bump", "card", "card_changed", "digest",
+           "digest_written", "endings_changed", "ephemeral", "final", "first_message", "home", "homes_changed", "intake_request", "new_row", "notice", "put",
            "queue_changed", "queue_post", "reminder", "request", "step_stored", "thread_of", "timeline", "timeline_key",
            "wake"]

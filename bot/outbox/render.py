@@ -10,10 +10,11 @@ from typing import Any
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Outbox
-from bot.runs.reports import for_slack
+from bot.runs.reports import batches, for_slack
 from bot.slack.authz import approvers_hint
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
+from bot.slack_ui.batch import build_batch_card
 from bot.vocabulary import ApprovalStatus
 
 METADATA_TYPE = "kitebase_outbox"
@@ -103,9 +104,7 @@ class Renderer:
             return None
         common = {"tool": approval["tool"], "target": approval["target"], "run_ticket": approval["run_ticket"],
                   "sources": approval.get("sources"), "help_url": self.settings.help_center_url,
-                  # a real desk's ticket page ("{id}" filled in by the card)
-                  "ticket_url": f"{self.settings.zendesk_url}/agent/tickets/{{id}}"
-                  if self.settings.desk == "zendesk" and self.settings.zendesk_url else None}
+                  "ticket_url": self._ticket_url()}
         if approval["status"] == ApprovalStatus.PENDING:
             text, blocks = cards.build_approval_request(
                 approval_id=approval["id"], fingerprint=approval["fingerprint"], arguments=approval["input"],
@@ -119,11 +118,26 @@ class Renderer:
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
     def _final(self, row: Outbox) -> Delivery:
-        p = row.payload or {}
-        text, blocks = ui.build_final(run_id=int(row.run_id or 0), status=p.get("status", ""), answer=p.get("answer"),
+        p, run_id = row.payload or {}, int(row.run_id or 0)
+        offer = batches.offer(self.db, run_id, self.settings.desk) if p.get("status") == "completed" else []
+        text, blocks = ui.build_final(run_id=run_id, status=p.get("status", ""), answer=p.get("answer"),
                                       reason=p.get("reason"), steps=p.get("steps", 0), tokens=p.get("tokens", 0),
-                                      cost=p.get("cost_usd", 0.0))
+                                      cost=p.get("cost_usd", 0.0), offer=offer,
+                                      batch_started=batches.batch_of_run(self.db, run_id) is not None)
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    def _batch(self, row: Outbox) -> Delivery | None:
+        view = batches.batch(self.db, int(row.ref_id or 0))
+        if view is None:
+            return None
+        text, blocks = build_batch_card(view, help_url=self.settings.help_center_url, ticket_url=self._ticket_url())
+        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    def _ticket_url(self) -> str | None:
+        """A real desk's ticket page ("{id}" filled in by the card)."""
+        if self.settings.desk == "zendesk" and self.settings.zendesk_url:
+            return f"{self.settings.zendesk_url}/agent/tickets/{{id}}"
+        return None
 
     def _notice(self, row: Outbox) -> Delivery:
         payload = row.payload or {}

@@ -115,16 +115,24 @@ def _mark(session: Session) -> None:
 
 def after_step(session: Session, run: Run, step_number: int, *, old_status: str, approvals: list[Approval],
                escalation: Escalation | None, queue_channel: str | None) -> None:
-    """What Slack must show once a step is stored: the timeline, new cards, the ending, the queue post."""
+    """What Slack must show once a step is stored: the timeline, new cards, the ending, the queue post. A
+    fan-out child shows itself only on its batch's card (and in the queue, if it is handed to a person)."""
+    if run.batch_id is not None:
+        bump(session, batch_key(run.batch_id))
+    else:
+        _own_messages(session, run, step_number, approvals)
+    if escalation is not None:
+        queue_post(session, escalation, run, queue_channel)
+    if run.status != old_status:
+        homes_changed(session)
+
+
+def _own_messages(session: Session, run: Run, step_number: int, approvals: list[Approval]) -> None:
     step_stored(session, run, step_number)
     for approval in approvals:
         card(session, approval, run)
     if run.status not in LIVE:
         final(session, run, step_number)
-    if escalation is not None:
-        queue_post(session, escalation, run, queue_channel)
-    if run.status != old_status:
-        homes_changed(session)
 
 
 # --- a run's thread --------------------------------------------------------------------------------
@@ -180,7 +188,22 @@ def card(session: Session, approval: Approval, run: Run) -> None:
 
 
 def card_changed(session: Session, approval_id: int) -> None:
-    bump(session, f"card:{approval_id}")
+    """A decision or a result changed what the approval's card shows (a fan-out child's: its batch's card)."""
+    batch_id = session.exec(select(Run.batch_id).join(Approval, col(Approval.run_id) == col(Run.id))
+                            .where(col(Approval.id) == approval_id)).first()
+    bump(session, batch_key(batch_id) if batch_id is not None else f"card:{approval_id}")
+
+
+def batch_key(batch_id: int) -> str:
+    return f"batch:{batch_id}"
+
+
+def batch_card(session: Session, batch_id: int, parent: Run) -> None:
+    """One card in the parent run's thread for a batch's children: their drafts, declines and outcomes."""
+    where = thread_of(parent)
+    if where is not None:
+        put(session, key=batch_key(batch_id), kind="batch", priority=ANSWER, run_id=parent.id, ref_id=batch_id,
+            channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id)
 
 
 def final(session: Session, run: Run, step_number: int) -> None:
@@ -192,6 +215,14 @@ def final(session: Session, run: Run, step_number: int) -> None:
         channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
         payload={"status": run.status, "answer": run.answer, "reason": run.reason, "steps": run.steps,
                  "tokens": run.total_tokens, "cost_usd": run.cost_usd})
+
+
+def endings_changed(session: Session, run_id: int) -> None:
+    """What a run's ending shows besides its answer changed (its batch started): render it again."""
+    session.execute(update(Outbox).where(col(Outbox.run_id) == run_id, col(Outbox.kind) == "final")
+                    .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now())
+                    .execution_options(synchronize_session=False))
+    _mark(session)
 
 
 def request(session: Session, run: RunRef, text: str) -> int:

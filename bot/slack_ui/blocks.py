@@ -3,6 +3,7 @@ Each builder returns (text, blocks); every piece of user or model text is escape
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from typing import Any
@@ -11,6 +12,7 @@ from bot.durations import describe
 from bot.slack_ui.limits import (
     MAX_BLOCKS_MESSAGE,
     MESSAGE_TEXT,
+    button,
     clip,
     context,
     escape,
@@ -24,6 +26,7 @@ APPROVE, EDIT, REJECT = "approve_reply", "edit_reply", "reject_reply"
 EDIT_MODAL, REJECT_MODAL, CLOSE_MODAL = "edit_reply_modal", "reject_reply_modal", "close_escalation_modal"
 CLAIM, RESUME, CLOSE = "claim_escalation", "resume_run", "close_escalation"
 FEEDBACK, FEEDBACK_MODAL = "run_feedback", "run_feedback_modal"
+APPROVE_ALL, DRAFT_FOR_THESE = "approve_batch", "draft_for_these"  # one fix for many (bot/slack_ui/batch.py)
 Message = tuple[str, list[dict[str, Any]]]
 TIMELINE_LINES = 40
 
@@ -154,7 +157,9 @@ def build_notice(text: str) -> Message:
 
 
 def build_final(*, run_id: int, status: str, answer: str | None, reason: str | None, steps: int, tokens: int,
-                cost: float) -> Message:
+                cost: float, offer: list[str] | None = None, batch_started: bool = False) -> Message:
+    """The run's ending. `offer`: the other open tickets its report names, when its reply was approved (the
+    **Draft for these N** button); `batch_started`: that button was pressed (the batch card is in the thread)."""
     usage = usage_line(steps, tokens, cost, run_id)
     if status == RunStatus.COMPLETED:
         safe = escape(answer or "")
@@ -164,7 +169,23 @@ def build_final(*, run_id: int, status: str, answer: str | None, reason: str | N
         text = escape(f"Stopped ({status}): {reason}")
         blocks = [mrkdwn_section(f":octagonal_sign: *Stopped ({status})*: {escape(reason or '')}\n"
                                  "I've handed this to the human queue with everything I found.")]
-    return text, [*fit_blocks([*blocks, context(usage)], MAX_BLOCKS_MESSAGE - 1), build_feedback(run_id)]
+    extra = _offer_blocks(run_id, offer, batch_started) if status == RunStatus.COMPLETED else []
+    return text, [*fit_blocks([*blocks, context(usage)], MAX_BLOCKS_MESSAGE - 1 - len(extra)), *extra,
+                  build_feedback(run_id)]
+
+
+def _offer_blocks(run_id: int, offer: list[str] | None, batch_started: bool) -> list[dict[str, Any]]:
+    if batch_started:
+        return [context(":busts_in_silhouette: Drafts of this fix for the other tickets are on the batch card in "
+                        "this thread.")]
+    if not offer:
+        return []
+    value = json.dumps({"run_id": run_id, "tickets": offer})
+    named = ", ".join(escape(t) for t in offer)
+    return [{"type": "actions", "block_id": f"offer-{run_id}", "elements": [
+                button(f"Draft for these {len(offer)}", DRAFT_FOR_THESE, value, "primary")]},
+            context(f"{named}: each is read on its own and gets a draft of this fix in its customer's words, or a "
+                    "reason why not, on one card. Only approvers can start it; nothing is sent without a decision.")]
 
 
 def build_feedback(run_id: int) -> dict[str, Any]:

@@ -27,8 +27,9 @@ from bot.db.engine import Database
 from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of
 from bot.db.statements import changed
 from bot.runs import BadInput, owner_name
-from bot.runs.lifecycle import approvals, escalations, states
+from bot.runs.lifecycle import approvals, batch_decisions, escalations, incident_links, states
 from bot.runs.lifecycle.approvals import Decision
+from bot.runs.lifecycle.batch_decisions import AllDecided
 from bot.runs.lifecycle.checkpoint import (
     LEASES,
     Checkpoint,
@@ -155,6 +156,8 @@ class RunService:
             decided = approvals.settle(self.db, loop, rows)
             if decided is None:
                 return state
+            if run.batch_id is not None:  # a fan-out child whose reply went out: its ticket joins the problem
+                incident_links.link_sent(self.db, self.settings, run, rows)
             loop.complete_waiting_turn(state, decided)
             checkpoint(state, StepRecord(number=state.steps, kind=StepKind.APPROVAL,
                                          text=_decisions_text(rows), tool_calls=_decision_calls(rows, decided)))
@@ -246,6 +249,10 @@ class RunService:
         """Record one decision on a gated call; only the first decision counts (an atomic UPDATE)."""
         return approvals.decide(self.db, approval_id, action=action, actor=actor, message=message, reason=reason,
                                 expected_fingerprint=expected_fingerprint, check=self.check_call)
+
+    def approve_all(self, batch_id: int, *, actor: str, shown: dict[int, str]) -> AllDecided:
+        """Approve every draft a batch card showed (approval id → fingerprint); each decided once."""
+        return batch_decisions.approve_all(self.db, batch_id, actor=actor, shown=shown, check=self.check_call)
 
     def check_call(self, name: str, arguments: dict[str, Any]) -> list[str]:
         """What is wrong with a gated call's arguments (a person's edit), checked as the model's call would be."""

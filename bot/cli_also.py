@@ -1,0 +1,159 @@
+"""`kitebase also RUN [--tickets A,B]`: one fix for many at the terminal. The children of run RUN's batch work
+side by side (as under `serve`), then each draft is shown with its customer and sources and decided as
+--approve says (a prompt per ticket on a terminal); the approved children continue, and each ticket's outcome
+is printed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from bot.cli_run import EXIT_OK, EXIT_STOPPED, approve_mode, ask, read_block, report_desk_writes
+from bot.config import Settings
+from bot.db.open import open_database
+from bot.redact import redact
+from bot.runs.execution.desk_work import start_sender
+from bot.runs.execution.processes import Liveness
+from bot.runs.intake import fan_out
+from bot.runs.lifecycle.service import RunService
+from bot.runs.reports import batches
+
+SIDE_BY_SIDE = 4  # children worked at once (the model budget paces them further)
+
+
+def add_also_command(sub: Any) -> None:
+    also = sub.add_parser("also", help="draft the fix approved on a run for the other tickets with the same problem")
+    also.add_argument("run_id", type=int, help="a completed run whose reply was approved")
+    also.add_argument("--tickets", help="comma-separated tickets (default: the open ones its report names)")
+    also.add_argument("--approve", choices=["prompt", "auto", "reject"],
+                      help="what to do with the drafts (default: prompt on a terminal, otherwise leave them waiting)")
+    also.add_argument("--as", dest="actor", default="cli", help="who starts the batch and decides")
+    also.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    also.set_defaults(handler=cmd_also)
+
+
+def cmd_also(args: argparse.Namespace, settings: Settings) -> int:
+    service = RunService(open_database(settings), settings)
+    out = sys.stderr if args.json else sys.stdout
+    tickets = [t for t in (args.tickets or "").split(",") if t.strip()] if args.tickets is not None else None
+    started = fan_out.start(service.db, args.run_id, actor=args.actor, model=service.model_name,
+                            desk_kind=settings.desk, tickets=tickets)
+    print(redact(started.sentence()), file=out, flush=True)
+    liveness = Liveness(service.db, service.owner, "cli").start()
+    desk_sender = start_sender(service.db, settings)
+    try:
+        runs = [run_id for run_id, _ in started.children]
+        _work(service, runs)
+        mode = approve_mode(args)
+        view = _view(service, started.batch_id)
+        _show(view, out)
+        if mode != "later" and view["pending"]:
+            approved = _decide(service, view, mode, args.actor, out)
+            _work(service, approved)
+            view = _view(service, started.batch_id)
+            print("\nOutcome:", file=out)
+            _show(view, out, drafts=False)
+        elif view["pending"]:
+            print("\nDecide each draft from anywhere: kitebase approve ID [--edit TEXT]   or   "
+                  "kitebase reject ID --reason TEXT", file=out)
+        if desk_sender is not None:
+            for run_id in runs:
+                report_desk_writes(desk_sender, service, run_id, out)
+    finally:
+        if desk_sender is not None:
+            desk_sender.stop()
+        liveness.stop()
+    if args.json:
+        print(redact(json.dumps(_json(view), ensure_ascii=False, default=str)))
+    return EXIT_OK if view["done"] and not any(c["state"] == "handed_over" for c in view["children"]) \
+        else EXIT_STOPPED
+
+
+def _work(service: RunService, run_ids: list[int]) -> None:
+    """Each run as far as it goes now, side by side."""
+    if run_ids:
+        with ThreadPoolExecutor(max_workers=min(SIDE_BY_SIDE, len(run_ids))) as pool:
+            list(pool.map(service.resume, run_ids))
+
+
+def _view(service: RunService, batch_id: int) -> dict[str, Any]:
+    view = batches.batch(service.db, batch_id)
+    if view is None:
+        raise AssertionError(f"batch {batch_id} vanished")
+    return view
+
+
+def _show(view: dict[str, Any], out: Any, *, drafts: bool = True) -> None:
+    for child in view["children"]:
+        ticket = child.get("ticket") or {}
+        approval = child.get("approval") or {}
+        print(f"\n{child['ticket_id']} · {ticket.get('customer', '?')} · run {child['run_id']}: "
+              f"{_line(child)}", file=out)
+        if drafts and child["state"] == "draft":
+            print(f"  ┌ draft (approval {approval['id']}) " + "─" * 40, file=out)
+            for line in approval["message"].splitlines():
+                print("  │ " + line, file=out)
+            print("  └" + "─" * 60, file=out)
+            cited = ", ".join(s["id"] for s in (approval.get("sources") or {}).get("cited") or []) or "nothing"
+            print(f"  cites {cited}", file=out)
+    for skipped in view["skipped"]:
+        print(f"\n{skipped['ticket_id']}: not drafted ({skipped['reason']})", file=out)
+
+
+def _line(child: dict[str, Any]) -> str:
+    approval = child.get("approval") or {}
+    state = child["state"]
+    if state == "sent":
+        return f"replied ({approval['status']} by {approval['decided_by']})" + (
+            "; linked as an incident" if child["linked"] else "")
+    if state in ("declined", "finished"):
+        return f"declined: {child['declined']}"
+    if state == "handed_over":
+        return f"handed to a person ({child['run_status']}): {child['reason']}"
+    return {"draft": "a draft waits", "working": "still working", "sending": "approved, sending",
+            "not_sent": f"approved but not sent: {(approval.get('result') or {}).get('text', '')}"}[state]
+
+
+def _decide(service: RunService, view: dict[str, Any], mode: str, actor: str, out: Any) -> list[int]:
+    """The children whose draft was decided here (approved, edited or rejected: each continues)."""
+    decided = []
+    if mode == "auto":
+        shown = {a["id"]: a["fingerprint"] for a in view["pending"]}
+        result = service.approve_all(view["id"], actor=actor, shown=shown)
+        print(f"\n→ approved automatically (--approve auto) as {actor}", file=out)
+        return result.run_ids
+    for child in view["children"]:
+        if child["state"] != "draft":
+            continue
+        approval_id = child["approval"]["id"]
+        if mode == "reject":
+            decision = service.decide(approval_id, action="reject", actor=actor,
+                                      reason="rejected at the terminal (--approve reject)")
+        else:
+            answer = ask(f"{child['ticket_id']}: send this reply? [a]pprove / [e]dit / [r]eject / [l]ater: ",
+                         out).strip().lower()
+            if answer.startswith("a"):
+                decision = service.decide(approval_id, action="approve", actor=actor)
+            elif answer.startswith("e"):
+                print("Type the reply to send; end with a line holding a single '.':", file=out)
+                decision = service.decide(approval_id, action="edit", actor=actor, message=read_block())
+            elif answer.startswith("r"):
+                reason = ask("Why? (the agent will use this to revise): ", out).strip()
+                decision = service.decide(approval_id, action="reject", actor=actor, reason=reason or "no reason given")
+            else:
+                continue
+        if decision.run_id is not None and decision.outcome not in ("not_found", "mismatch", "already_decided"):
+            decided.append(decision.run_id)
+    return decided
+
+
+def _json(view: dict[str, Any]) -> dict[str, Any]:
+    return {"batch_id": view["id"], "parent_run_id": view["parent_run_id"], "problem": view["problem"],
+            "children": [{"run_id": c["run_id"], "ticket_id": c["ticket_id"], "state": c["state"],
+                          "declined": c["declined"], "linked": c["linked"],
+                          "approval_id": (c.get("approval") or {}).get("id"),
+                          "approval_status": (c.get("approval") or {}).get("status")} for c in view["children"]],
+            "skipped": view["skipped"]}

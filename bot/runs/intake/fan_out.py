@@ -1,0 +1,205 @@
+"""One fix for many: from a run whose reply was approved, one child run per other ticket with the same problem.
+
+The offer is the tickets the run's report names that are still open (at most ten). Starting a batch records, in
+one transaction, the batch (one per parent run: a second click finds it), one queued child run per ticket (its
+first message the approved reply and its sources: fan_out_text.py), the tickets that got no child and why, and
+the batch card in the parent's thread. The children are normal runs; their drafts wait on that one card
+(bot/runs/lifecycle/batch_decisions.py decides them), and a child whose reply was sent links its ticket to the
+problem (bot/runs/lifecycle/incident_links.py)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from bot import outbox
+from bot.db.engine import Database
+from bot.db.models import Approval, Batch, HelpSection, Run, Ticket
+from bot.desk.ids import ticket_ids_in
+from bot.runs import BadInput
+from bot.runs.intake.fan_out_text import Reference, child_goal, child_request
+from bot.runs.lifecycle import citations
+from bot.runs.lifecycle.goals import live_run
+from bot.runs.lifecycle.new_run import insert_run
+from bot.vocabulary import SENT, RunStatus
+
+logger = logging.getLogger(__name__)
+
+MAX_CHILDREN = 10
+CLOSED = frozenset({"solved", "closed", "deleted"})
+
+
+@dataclass
+class Started:
+    batch_id: int
+    parent_run_id: int
+    problem: str
+    children: list[tuple[int, str]] = field(default_factory=list)  # (run id, ticket)
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {"ticket_id", "reason"}
+    existed: bool = False  # the batch had been started before (nothing new was started)
+
+    def sentence(self) -> str:
+        if self.existed:
+            return (f"Run #{self.parent_run_id} already has its batch: the drafts for "
+                    f"{_names([t for _, t in self.children]) or 'its tickets'} are on one card in its thread.")
+        said = [f"Drafting the fix approved on {self.problem} for {_names([t for _, t in self.children])}"
+                if self.children else f"No ticket got a draft of the fix approved on {self.problem}"]
+        said += [f"{s['ticket_id']}: {s['reason']}" for s in self.skipped]
+        return "; ".join(said) + "."
+
+
+def reference_of(session: Session, run: Run) -> Reference | None:
+    """The reply of `run` that reached its customer (approved or edited, and sent), as the children read it."""
+    rows = session.exec(select(Approval).where(Approval.run_id == run.id, Approval.tool_name == "reply_to_customer",
+                                               col(Approval.status).in_(SENT))
+                        .order_by(col(Approval.id).desc())).all()
+    for row in rows:
+        if row.result is None or row.result.get("is_error"):
+            continue
+        message = str(((row.edited_input or row.tool_input) or {}).get("message") or "")
+        ticket = str((row.tool_input or {}).get("ticket_id") or run.ticket_id or "")
+        if message and ticket == run.ticket_id:
+            sources = []
+            for anchor in citations.cited(message):
+                section = session.get(HelpSection, anchor)
+                if section is not None:
+                    sources.append((anchor, section.heading))
+            return Reference(ticket, message, row.decided_by, tuple(sources))
+    return None
+
+
+def offer(session: Session, run: Run, desk_kind: str) -> list[str]:
+    """The open tickets `run`'s report names besides its own, if its reply was approved and sent (≤ 10); empty
+    once the run has its batch."""
+    if run.status != RunStatus.COMPLETED or not run.answer or run.ticket_id is None:
+        return []
+    if session.exec(select(Batch.id).where(Batch.parent_run_id == run.id)).first() is not None:
+        return []
+    named = [t for t in ticket_ids_in(run.answer, desk_kind) if t != run.ticket_id]
+    rows = {t.id: t for t in session.exec(select(Ticket).where(col(Ticket.id).in_(named))).all()} if named else {}
+    candidates = [t for t in named if t in rows and rows[t].status not in CLOSED][:MAX_CHILDREN]
+    if not candidates or reference_of(session, run) is None:
+        return []
+    return candidates
+
+
+def start(db: Database, run_id: int, *, actor: str | None, model: str, desk_kind: str,
+          tickets: list[str] | None = None) -> Started:
+    """The batch for run `run_id`: its children queued (dispatch them after this returns), its card written. A
+    second call returns the batch already started. BadInput says why nothing can start. When a unique index
+    refuses a row (another click started the batch, another run took a ticket, a moment ago), the whole
+    transaction is undone and tried once more: the second try sees what won."""
+    for attempt in (1, 2):
+        try:
+            started = _start_once(db, run_id, actor=actor, model=model, desk_kind=desk_kind, tickets=tickets)
+        except IntegrityError:
+            if attempt == 2:
+                raise
+            continue
+        if not started.existed:
+            logger.info("batch %s of run %s: %d children, %d skipped", started.batch_id, run_id,
+                        len(started.children), len(started.skipped))
+        return started
+    raise AssertionError("unreachable")
+
+
+def _start_once(db: Database, run_id: int, *, actor: str | None, model: str, desk_kind: str,
+                tickets: list[str] | None) -> Started:
+    with db.session() as session:
+        parent = session.get(Run, run_id)
+        if parent is None:
+            raise BadInput(f"There is no run {run_id}.")
+        existing = session.exec(select(Batch).where(Batch.parent_run_id == run_id)).first()
+        if existing is not None:
+            return _existing(session, existing)
+        reference = _reference_or_refuse(session, parent)
+        wanted = _wanted(session, parent, desk_kind, tickets)
+        batch = Batch(parent_run_id=run_id, problem_ticket_id=reference.ticket_id, requested_by=actor,
+                      reference={"message": reference.message, "approved_by": reference.approved_by,
+                                 "sources": [list(s) for s in reference.sources]})
+        session.add(batch)
+        session.flush()
+        started = Started(int(batch.id or 0), run_id, reference.ticket_id)
+        origin = {key: value for key, value in (parent.origin or {}).items()
+                  if key in ("surface", "channel", "thread_ts", "request_row", "team")}
+        for ticket_id, reason in wanted:
+            if reason is None:
+                reason = _start_child(session, batch, ticket_id, reference, actor, model, origin, started)
+            if reason is not None:
+                started.skipped.append({"ticket_id": ticket_id, "reason": reason})
+        batch.skipped = started.skipped or None
+        session.add(batch)
+        outbox.batch_card(session, started.batch_id, parent)
+        outbox.endings_changed(session, run_id)  # its ending's button gives way to a pointer to the card
+    return started
+
+
+def _start_child(session: Session, batch: Batch, ticket_id: str, reference: Reference, actor: str | None,
+                 model: str, origin: dict[str, object], started: Started) -> str | None:
+    """A queued child for `ticket_id`, or the reason it got none."""
+    live = live_run(session, ticket_id)
+    if live is not None:
+        return f"run #{live.id} is already working it"
+    run_id = insert_run(session, goal=child_goal(ticket_id, reference.ticket_id), ticket_id=ticket_id,
+                        model=model, started_by=actor, origin=dict(origin), thread_key=None,
+                        request=child_request(ticket_id, reference), batch_id=batch.id)
+    if run_id is None:
+        return "it is no longer on the desk"
+    started.children.append((run_id, ticket_id))
+    return None
+
+
+def _reference_or_refuse(session: Session, parent: Run) -> Reference:
+    if parent.status != RunStatus.COMPLETED:
+        raise BadInput(f"Run #{parent.id} is {parent.status}: a batch starts from a completed run whose reply "
+                       "reached its customer.")
+    reference = reference_of(session, parent)
+    if reference is None:
+        raise BadInput(f"Run #{parent.id} sent no approved reply on {parent.ticket_id}, so there is no fix to "
+                       "reuse; handle the other tickets one by one.")
+    return reference
+
+
+def _wanted(session: Session, parent: Run, desk_kind: str,
+            tickets: list[str] | None) -> list[tuple[str, str | None]]:
+    """The tickets to draft for, each with the reason it gets no child (None: it gets one)."""
+    if tickets is None:
+        named = offer(session, parent, desk_kind)
+        if not named:
+            raise BadInput(f"Run #{parent.id}'s report names no other open ticket; name them with --tickets.")
+        return [(t, None) for t in named]
+    wanted: list[tuple[str, str | None]] = []
+    for raw in dict.fromkeys(t.strip() for t in tickets if t.strip()):
+        found = ticket_ids_in(raw, desk_kind)
+        if len(found) != 1:
+            raise BadInput(f"“{raw}” is not a ticket id; name tickets like "
+                           f"{'4821' if desk_kind == 'zendesk' else 'KITE-144'}.")
+        ticket_id = found[0]
+        row = session.get(Ticket, ticket_id)
+        if ticket_id == parent.ticket_id:
+            wanted.append((ticket_id, "it is the ticket the reply was written for"))
+        elif row is None:
+            wanted.append((ticket_id, "it is not on the desk"))
+        elif row.status in CLOSED:
+            wanted.append((ticket_id, f"it is {row.status}"))
+        else:
+            wanted.append((ticket_id, None))
+    if not wanted:
+        raise BadInput("Name at least one ticket with --tickets.")
+    if len(wanted) > MAX_CHILDREN:
+        raise BadInput(f"A batch drafts for at most {MAX_CHILDREN} tickets; you named {len(wanted)}.")
+    return wanted
+
+
+def _existing(session: Session, batch: Batch) -> Started:
+    children = session.exec(select(Run.id, Run.ticket_id).where(Run.batch_id == batch.id)
+                            .order_by(col(Run.id))).all()
+    return Started(int(batch.id or 0), batch.parent_run_id, batch.problem_ticket_id,
+                   [(int(i or 0), str(t)) for i, t in children], list(batch.skipped or []), existed=True)
+
+
+def _names(tickets: list[str]) -> str:
+    return tickets[0] if len(tickets) == 1 else ", ".join(tickets[:-1]) + f" and {tickets[-1]}" if tickets else ""

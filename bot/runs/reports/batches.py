@@ -1,0 +1,92 @@
+"""A batch as its card and `kitebase also` show it: the approved reference, and each child with where it stands
+(working, a draft waiting, sent, declined with its reason, handed to a person), read in one transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from bot.db.engine import Database
+from bot.db.models import Approval, Batch, Run, Ticket
+from bot.runs.intake import fan_out
+from bot.runs.intake.fan_out_text import declined_reason
+from bot.runs.lifecycle import citations
+from bot.runs.reports.for_slack import ticket_brief
+from bot.vocabulary import LIVE, ApprovalStatus, RunStatus
+
+# Where a child stands, as the card shows it.
+WORKING, DRAFT, SENDING, SENT, NOT_SENT, DECLINED, HANDED_OVER, FINISHED = (
+    "working", "draft", "sending", "sent", "not_sent", "declined", "handed_over", "finished")
+
+
+def batch(db: Database, batch_id: int) -> dict[str, Any] | None:
+    with db.session() as session:
+        row = session.get(Batch, batch_id)
+        if row is None:
+            return None
+        runs = session.exec(select(Run).where(Run.batch_id == batch_id).order_by(col(Run.id))).all()
+        children = [_child(session, run, row.problem_ticket_id) for run in runs]
+        return {"id": row.id, "parent_run_id": row.parent_run_id, "problem": row.problem_ticket_id,
+                "requested_by": row.requested_by, "reference": dict(row.reference or {}),
+                "skipped": list(row.skipped or []), "children": children,
+                "working": sum(c["state"] == WORKING for c in children),
+                "pending": [c["approval"] for c in children if c["state"] == DRAFT],
+                "done": all(c["state"] in (SENT, NOT_SENT, DECLINED, HANDED_OVER, FINISHED) for c in children)}
+
+
+def offer(db: Database, run_id: int, desk_kind: str) -> list[str]:
+    """The tickets the **Draft for these N** button names under run `run_id`'s ending (none: no button)."""
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        return fan_out.offer(session, run, desk_kind) if run is not None else []
+
+
+def run_started_by(db: Database, run_id: int) -> str | None:
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        return run.started_by if run is not None else None
+
+
+def batch_of_run(db: Database, run_id: int) -> int | None:
+    """The batch a run started (as the parent), if any."""
+    with db.session() as session:
+        return session.exec(select(Batch.id).where(Batch.parent_run_id == run_id)).first()
+
+
+def _child(session: Session, run: Run, problem: str) -> dict[str, Any]:
+    approval = session.exec(select(Approval).where(Approval.run_id == run.id, Approval.tool_name == "reply_to_customer")
+                            .order_by(col(Approval.id).desc())).first()
+    ticket = session.get(Ticket, run.ticket_id) if run.ticket_id else None
+    view: dict[str, Any] = {"run_id": run.id, "ticket_id": run.ticket_id, "ticket": ticket_brief(session, run.ticket_id),
+                            "run_status": run.status, "reason": run.reason, "started_by": run.started_by,
+                            "linked": ticket is not None and ticket.problem_id == problem,
+                            "approval": _approval(session, approval, run) if approval is not None else None}
+    view["declined"] = declined_reason(run.answer) if run.status == RunStatus.COMPLETED else None
+    view["state"] = _state(run, approval, view["declined"])
+    if view["state"] == FINISHED:
+        view["declined"] = (run.answer or "finished without a draft").strip()[:500]
+    return view
+
+
+def _approval(session: Session, row: Approval, run: Run) -> dict[str, Any]:
+    shown = row.edited_input if row.status == ApprovalStatus.EDITED and row.edited_input else row.tool_input
+    message = str((shown or {}).get("message") or "")
+    return {"id": row.id, "fingerprint": row.fingerprint, "status": row.status, "message": message,
+            "input": dict(row.tool_input or {}), "decided_by": row.decided_by, "decided_at": row.decided_at,
+            "reason": row.reason, "result": row.result, "reminded_at": row.reminded_at,
+            "sources": citations.check(session, message, run.messages or [], row.tool_use_id)}
+
+
+def _state(run: Run, approval: Approval | None, declined: str | None) -> str:
+    if approval is not None and approval.status == ApprovalStatus.PENDING:
+        return DRAFT
+    if approval is not None and approval.status in (ApprovalStatus.APPROVED, ApprovalStatus.EDITED):
+        if approval.result is None:
+            return SENDING
+        return NOT_SENT if approval.result.get("is_error") else SENT
+    if run.status in LIVE:
+        return WORKING  # queued, running, or revising after a rejection
+    if run.status == RunStatus.COMPLETED:
+        return DECLINED if declined else FINISHED
+    return HANDED_OVER  # escalated, failed, stopped

@@ -46,7 +46,7 @@ def cmd_also(args: argparse.Namespace, settings: Settings) -> int:
     desk_sender = start_sender(service.db, settings)
     try:
         runs = [run_id for run_id, _ in started.children]
-        _work(service, runs)
+        _work(service, [] if started.existed else runs)
         mode = approve_mode(args)
         view = _view(service, started.batch_id)
         _show(view, out)

@@ -85,6 +85,30 @@ def feedback_click(harness, value: str) -> None:
                      "value": value, "action_ts": "1.0"}]})
 
 
+def one_fix_for_many(harness, seen: int) -> int:
+    """The ending offers the same fix for the other tickets its report names: press it, then Approve all."""
+    for action, label in (("draft_for_these", "Draft for these N"), ("approve_batch", "Approve all")):
+        try:
+            value = harness.value(action) if action == "draft_for_these" else _latest_value(harness, action)
+        except AssertionError:
+            return seen
+        print(f"\n@lead clicks [{label}]")
+        harness.send.click(action, value)
+        harness.drain()
+        seen = show(harness, seen)
+    return seen
+
+
+def _latest_value(harness, action_id: str) -> str:
+    """A button as Slack shows it now (the batch card is updated in place, so its buttons are in chat.update)."""
+    for message in harness.slack.messages.values():
+        for block in message.get("blocks") or []:
+            for element in block.get("elements", []) if block.get("type") == "actions" else []:
+                if element.get("action_id") == action_id:
+                    return element["value"]
+    raise AssertionError(f"no {action_id} button is shown")
+
+
 def show_home(view: dict) -> None:
     """App Home as the lead sees it, drawn in a box."""
     lines = [line for block in view["blocks"] for line in ("", *block_text(block).splitlines())][1:]
@@ -119,7 +143,8 @@ def main() -> None:
             print("\n@lead clicks [👍 Good] under the answer")
             feedback_click(harness, "up:1")
             harness.drain()
-            show(harness, seen)
+            seen = show(harness, seen)
+            seen = one_fix_for_many(harness, seen)
             print("\n@lead opens the Kitebase App Home")
             harness.send.event({"type": "app_home_opened", "user": "ULEAD", "channel": "D1", "tab": "home"})
             harness.drain()

@@ -21,21 +21,28 @@ AI_NOTE = "Drafted by an AI agent; nothing reaches a customer until a person app
 
 
 def shortened_diff(draft: str, reference: str) -> str:
-    """`draft` as mrkdwn: words not in `reference` in bold, long unchanged stretches cut to their ends."""
-    ours, theirs = draft.split(), reference.split()
+    """`draft` as mrkdwn: words not in `reference` in bold, long unchanged stretches cut to their ends; its
+    paragraphs kept."""
+    ours, theirs = _words(draft), _words(reference)
     parts: list[str] = []
     matcher = difflib.SequenceMatcher(a=theirs, b=ours, autojunk=False)
     for tag, _a1, _a2, b1, b2 in matcher.get_opcodes():
         words = ours[b1:b2]
-        if not words:
-            continue
-        if tag == "equal":
-            if len(words) > SAME_RUN_WORDS:
-                words = [*words[:4], "…", *words[-4:]]
-            parts.append(escape(" ".join(words)))
-        else:
-            parts.append(f"*{_bold_safe(escape(' '.join(words)))}*")
-    return clip(" ".join(parts), SHOWN_CHARS)
+        if tag == "equal" and sum(w != "\n" for w in words) > SAME_RUN_WORDS:
+            words = [*words[:4], "…", *words[-4:]]
+        for line, text in enumerate(" ".join(words).split("\n")):
+            if line:
+                parts.append("\n")
+            text = escape(text.strip())
+            if text:
+                parts.append(text if tag == "equal" or text == "…" else f"*{_bold_safe(text)}*")
+    joined = " ".join(parts).replace(" \n ", "\n").replace("\n ", "\n").replace(" \n", "\n")
+    return clip(re.sub(r"\n{3,}", "\n\n", joined).strip(), SHOWN_CHARS)
+
+
+def _words(text: str) -> list[str]:
+    """Words, and a "\n" for each paragraph break (so a draft's paragraphs survive on the card)."""
+    return [w if w.strip() else "\n" for w in re.findall(r"\S+|\n\s*\n", text)]
 
 
 def _bold_safe(text: str) -> str:

@@ -22,6 +22,7 @@ from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.processes import Liveness
 from bot.runs.lifecycle import citations
 from bot.runs.lifecycle.service import RunService
+from bot.runs.reports import batches
 from bot.search.warm import warm_up_in_background
 from bot.vocabulary import TERMINAL, ApprovalStatus, RunState, RunStatus
 
@@ -103,7 +104,18 @@ def _drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any)
         raise BadInput(f"There is no run {run_id}.")
     if state.status == RunStatus.AWAITING_APPROVAL:
         hint_waiting(service, run_id, out)
+    if state.status == RunStatus.COMPLETED:
+        hint_also(service, run_id, out)
     return finish(run_id, state, args)
+
+
+def hint_also(service: RunService, run_id: int, out: Any) -> None:
+    """The run's approved reply may fit the other open tickets its report names: say how to draft it for them."""
+    tickets = batches.offer(service.db, run_id, service.settings.desk)
+    if tickets:
+        named = tickets[0] if len(tickets) == 1 else ", ".join(tickets[:-1]) + f" and {tickets[-1]}"
+        print(f"\nThe same fix may help {named}: `kitebase also {run_id}` drafts it for each, in their customer's "
+              "words, for your approval.", file=out)
 
 
 def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: str, actor: str, out: Any) -> bool:

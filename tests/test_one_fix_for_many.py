@@ -178,7 +178,7 @@ def test_kitebase_also_at_the_terminal(settings: Any, db: Any, monkeypatch: pyte
                                        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("DATABASE_URL", settings.database_url)
     assert main(["run", GOAL, "--approve", "auto"]) == 0
-    capsys.readouterr()
+    assert "The same fix may help KITE-144 and KITE-163: `kitebase also 1` drafts it" in capsys.readouterr().out
     assert main(["also", "1", "--approve", "auto", "--json"]) == 0
     out = capsys.readouterr()
     result = json.loads(out.out.strip().splitlines()[-1])
@@ -191,3 +191,7 @@ def test_kitebase_also_at_the_terminal(settings: Any, db: Any, monkeypatch: pyte
         assert len(session.exec(select(Batch)).all()) == 1
     assert main(["also", "99"]) == 2
     assert "There is no run 99." in capsys.readouterr().err
+    assert main(["run", "handle KITE-127", "--approve", "reject", "--json"]) == 3  # rejected: handed over
+    rejected = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["run_id"]
+    assert main(["also", str(rejected), "--tickets", "KITE-205"]) == 2
+    assert f"Run #{rejected} is escalated: a batch starts from a completed run" in capsys.readouterr().err

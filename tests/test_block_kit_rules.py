@@ -66,3 +66,16 @@ def test_table_rules():
     bad_settings = {"type": "table", "rows": [[cell("a")]], "column_settings": [{"align": "middle"},
                                                                               {"is_wrapped": "yes"}]}
     assert len(message_block_errors([bad_settings])) == 2
+
+
+def test_a_closed_stretch_delivered_after_the_run_moved_on_still_has_a_status_line() -> None:
+    """Found by the soak: a stretch closed by a draft, delivered after a Slack outage when the run was working
+    again, had an empty context line, which Slack refuses (invalid_blocks), so the row failed for good."""
+    from bot.slack_ui.blocks import build_timeline, timeline_status
+
+    for status in ("queued", "running", "awaiting_approval", "completed", "escalated", "failed", "stopped"):
+        line = timeline_status(status, closed=True)
+        assert line.strip(), status
+        _, blocks = build_timeline("On it", [], line)
+        assert message_block_errors(blocks) == [], status
+    assert timeline_status("running", closed=True) == ":arrow_down: continued further down this thread"

@@ -93,12 +93,16 @@ def step_chunks(step: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def timeline_status(run_status: str, closed: bool) -> str:
+    """The line under a stretch of the timeline. A closed stretch is drawn with the run's status as it is when
+    Slack gets it: after an outage, a stretch closed by a draft may be delivered once the run works again."""
     if not closed:
         return ":hourglass_flowing_sand: working…"
-    return _CLOSED.get(run_status, "")
+    return _CLOSED.get(run_status, f"run {escape(run_status or 'unknown')}")
 
 
 _CLOSED: dict[str, str] = {
+    RunStatus.QUEUED: ":arrow_down: continued further down this thread",
+    RunStatus.RUNNING: ":arrow_down: continued further down this thread",
     RunStatus.AWAITING_APPROVAL: ":raised_hand: waiting for a person to decide on the draft below",
     RunStatus.COMPLETED: ":white_check_mark: finished (the answer is below)",
     RunStatus.ESCALATED: ":octagonal_sign: stopped and handed to the human queue (below)",

@@ -16,11 +16,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from bot import outbox
+from bot.agent.fan_out_text import Reference, child_goal, child_request
 from bot.db.engine import Database
 from bot.db.models import Approval, Batch, HelpSection, Run, Ticket
 from bot.desk.ids import ticket_ids_in
 from bot.runs import BadInput
-from bot.runs.intake.fan_out_text import Reference, child_goal, child_request
 from bot.runs.lifecycle import citations
 from bot.runs.lifecycle.goals import live_run
 from bot.runs.lifecycle.new_run import insert_run

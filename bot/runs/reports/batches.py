@@ -7,10 +7,10 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from bot.agent.fan_out_text import declined_reason
 from bot.db.engine import Database
 from bot.db.models import Approval, Batch, Run, Ticket
 from bot.runs.intake import fan_out
-from bot.runs.intake.fan_out_text import declined_reason
 from bot.runs.lifecycle import citations
 from bot.runs.reports.for_slack import ticket_brief
 from bot.vocabulary import LIVE, ApprovalStatus, RunStatus

@@ -1,6 +1,10 @@
 """What a fan-out child is told: the ticket it works, the ticket whose approved reply may fit it too, that reply
 and its sources, and how to decide. One function builds it (the batch, the evals), one pattern reads it back
-(the offline model); the words are ours, the decision is the model's."""
+(the offline model); the words are ours, the decision is the model's.
+
+It lives in the agent layer, beside the system prompt, because both sides read it: the run layer's batch and
+the evals build the request, and the offline model (bot/agent/offline.py), which may not import the run layer,
+reads it back."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from dataclasses import dataclass
 
 DECLINED = "Declined:"  # the line a child ends with when the fix does not apply (the batch card shows its reason)
 
-# The first line of a child's request, read back by the offline model (bot/agent/offline.py).
+# The first line of a child's request, read back by the offline model.
 CHILD_REQUEST = re.compile(r"^handle (?P<ticket>\S+): it may have the same problem as (?P<parent>\S+), which was "
                            r"answered with the approved reply below\.")
 REFERENCE = re.compile(r'\n"""\n(?P<reply>.*?)\n"""\n', re.DOTALL)

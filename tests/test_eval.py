@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from bot.agent.fan_out_text import child_request, read_request
 from bot.cli_eval import CASES, FLOOR
 from bot.config import Settings
-from bot.evals.cases import BadCases, load
-from bot.evals.report import compare, result
+from bot.evals.cases import BadCases, Case, load
+from bot.evals.grade import Observed, grade
+from bot.evals.report import compare, result, scorecard
 from bot.evals.runner import run_cases
 from standins.anthropic_server import MessagesAPIServer
 from standins.brains import offline_brain
@@ -43,6 +45,8 @@ def test_the_offline_model_holds_the_recorded_floor():
     failed = sorted(r["id"] for r in data["cases"] if r["passes"] < r["runs"])
     assert data["summary"]["cases"] == floor["cases"] and data["summary"]["passed"] >= floor["passed"]
     assert failed == sorted(floor["known_failures"]), "the floor's known failures are the ones that fail"
+    assert sorted(r["id"] for r in data["skipped"]) == sorted(floor["skipped"]), "the model-only cases, not run"
+    assert data["summary"]["cases"] + data["summary"]["skipped"] == len(cases)
 
 
 def _offline():
@@ -110,6 +114,18 @@ def test_compare_lists_cases_that_flipped_both_ways():
     ('{"id": "x", "category": "c", "request": "r", "expect": {"outcome": "replied"}, "colour": 1}', "unknown keys"),
     ('{"id": "x", "category": "c", "request": "r", "expect": {"outcome": "replied", "cites": []}}',
      "unknown expect keys"),
+    ('{"id": "x", "category": "c", "request": "KITE-166", "expect": {"outcome": "declined"}}',
+     "only a fan-out child declines"),
+    ('{"id": "x", "category": "c", "request": "handle KITE-166", "expect": {"outcome": "declined"}, '
+     '"fan_out": {"parent": "KITE-142", "reply": "Hi", "sources": []}}', "the child's ticket id alone"),
+    ('{"id": "x", "category": "c", "request": "KITE-166", "expect": {"outcome": "declined"}, '
+     '"fan_out": {"parent": "KITE-142", "reply": "Hi", "sources": ["account-recovery#2"]}}', "pairs"),
+    ('{"id": "x", "category": "c", "request": "KITE-166", "expect": {"outcome": "declined"}, '
+     '"fan_out": {"parent": "KITE-142", "sources": []}}', "fan_out is"),
+    ('{"id": "x", "category": "c", "request": "r", "expect": {"outcome": "replied"}, "model_only": ""}',
+     "model_only says why"),
+    ('{"id": "x", "category": "c", "request": "r", "expect": {"outcome": "replied", "draft_matches": "(Sie"}}',
+     "not a regular expression"),
 ])
 def test_a_bad_case_file_is_named_line_and_fault(tmp_path, line, words):
     path = tmp_path / "cases.jsonl"
@@ -157,3 +173,75 @@ def test_a_case_that_breaks_is_a_failed_case_and_a_model_without_a_key_a_sentenc
 
     asked = kitebase_eval(tmp_path, "--model", "claude-sonnet-5", "--cases", "sso-lockout")
     assert asked.returncode == 2 and "--model claude-sonnet-5 needs ANTHROPIC_API_KEY" in asked.stderr
+
+
+def test_a_fan_out_case_asks_what_the_batch_asks_a_child():
+    [case] = load(CASES, "fan-out-same-fix")
+    assert case.first_message == child_request("KITE-144", case.reference)
+    ticket_id, reference = read_request(case.first_message)
+    assert ticket_id == "KITE-144" and reference.ticket_id == "KITE-142" and reference.approved_by == "priya"
+    assert reference.sources == (("account-recovery#2", "Locked out of your account"),)
+    assert reference.message == case.fan_out["reply"].strip()
+    [plain] = load(CASES, "sso-lockout")
+    assert plain.first_message == plain.request and plain.reference is None
+
+
+def child(**seen) -> Observed:
+    return Observed(ticket_id="KITE-166", status="completed", parent=["KITE-142", "Dana"], **seen)
+
+
+@pytest.mark.parametrize("seen, ok, evidence", [
+    (child(answer="It is another cause.\n\nDeclined: KITE-166 is an Azure AD policy."), True,
+     "ended completed: Declined: KITE-166 is an Azure AD policy."),
+    (child(answer="It is another cause, so I drafted nothing."), False, "no line starts 'Declined:'"),
+    (child(answer="Declined: another cause", drafts=["Hi Renata, ..."]), False,
+     "drafted a reply instead of declining: Hi Renata"),
+    (Observed(ticket_id="KITE-166", status="escalated", stop_kind="model_request", reason="needs a person"), False,
+     "ended escalated"),
+])
+def test_declined_is_a_completed_run_without_a_draft_that_says_why(seen, ok, evidence):
+    case = Case(id="d", category="fan_out", request="KITE-166", expect={"outcome": "declined"},
+                fan_out={"parent": "KITE-142", "reply": "Hi Dana", "sources": []})
+    outcome = grade(case, seen)[0]
+    assert outcome.name == "outcome: declined" and outcome.ok is ok and evidence in outcome.evidence
+
+
+def test_a_childs_draft_greets_its_own_customer_and_nothing_of_the_parents():
+    case = Case(id="s", category="fan_out", request="KITE-144", expect={"outcome": "replied", "greets": "Marcus",
+                                                                        "draft_matches": r"\bbypass link\b"},
+                fan_out={"parent": "KITE-142", "reply": "Hi Dana", "sources": []})
+    good = Observed(ticket_id="KITE-144", status="completed", sent=1, parent=["KITE-142", "Dana"],
+                    drafts=["Hi Marcus,\n\nUse the owner bypass link. [account-recovery#2]"])
+    assert all(c.ok for c in grade(case, good))
+    copied = Observed(ticket_id="KITE-144", status="completed", sent=1, parent=["KITE-142", "Dana"],
+                      drafts=["Hi Dana,\n\nAs on KITE-142, use the recovery steps."])
+    failed = {c.name: c.evidence for c in grade(case, copied) if not c.ok}
+    assert failed["greets Marcus"] == "the draft begins 'Hi Dana,'"
+    assert failed["nothing of KITE-142's in the draft"].startswith("the draft names KITE-142, Dana")
+    assert failed[r"the draft matches \bbypass link\b"].startswith("it does not: Hi Dana")
+
+
+def test_a_model_only_case_is_skipped_offline_and_run_with_a_model(tmp_path):
+    cases = load(CASES, "fan-out-other-language,fan-out-decline")
+    attempts = run_cases(cases, Settings(offline=True), _offline, progress=None)
+    [skipped] = attempts["fan-out-other-language"]
+    assert skipped.skipped == "model only: the offline model writes its drafts in English only"
+    assert not skipped.checks and skipped.seconds == 0.0
+    data = result(cases, attempts, model="kitebase-offline", repeat=1)
+    assert data["summary"]["cases"] == 1 and data["summary"]["passed"] == 1 and data["summary"]["skipped"] == 1
+    assert [r["id"] for r in data["cases"]] == ["fan-out-decline"]
+    assert data["skipped"] == [{"id": "fan-out-other-language", "category": "fan_out", "request": "KITE-308",
+                                "why": "model only: the offline model writes its drafts in English only"}]
+    card = scorecard(data)
+    assert "passed 1 of 1 cases" in card and "skipped 1 (not run with this model; neither passed nor failed)" in card
+    assert "SKIP fan-out-other-language [fan_out]: model only: the offline model writes" in card
+
+    from bot.agent.offline import OfflineModel
+
+    class NamedModel(OfflineModel):  # the offline model's answers under another model's name
+        name = "claude-stand-in"
+
+    [ran] = run_cases(load(CASES, "fan-out-other-language"), Settings(offline=True), NamedModel,
+                      progress=None)["fan-out-other-language"]
+    assert ran.skipped is None and ran.checks and ran.checks[0].name == "outcome: replied"
+    assert ran.seen["calls"][0]["input"] == {"ticket_id": "KITE-308"}, "the German ticket the case set up was read"

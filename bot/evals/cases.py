@@ -5,7 +5,7 @@ Kept as data (`evals/cases.jsonl`, one case a line) so that adding one needs no 
     {"id": "sso-lockout", "category": "reply", "request": "handle KITE-142, and tell me if ...",
      "decide": "approve",                      # what the case does with a draft: approve | reject
      "setup": {"tickets": [...], "help": [...]},  # added to the scratch desk before the run (optional)
-     "expect": {"outcome": "replied",         # replied | escalated | refused
+     "expect": {"outcome": "replied",         # replied | escalated | refused | declined (fan-out)
                 "cite_one_of": ["account-recovery#2"], "may_cite": ["account-recovery"],
                 "names": ["KITE-144"], "not_names": ["KITE-139"], "forbid": ["refund"],
                 "tools": ["get_ticket"], "writes_to": "KITE-142", "never_status": ["closed"]},
@@ -13,20 +13,46 @@ Kept as data (`evals/cases.jsonl`, one case a line) so that adding one needs no 
 
 A setup ticket has kb_data/'s shape (id, customer_id, title, status, priority, tags, messages with author, role,
 body); a setup help article is {"slug": ..., "markdown": "# Title\\n\\n## Heading\\n..."}.
+
+Expect also knows `"greets": "Marcus"` (every draft's first line names that person) and `"draft_matches":
+"<regex>"` (every draft matches it, case-insensitive: the language it is written in, a step it must give).
+
+A fan-out child ("Draft for these N" after a reply was approved on another ticket) names the child's ticket as
+its request and the reference it starts from; the run's first message is `child_request` (bot/agent/
+fan_out_text.py), as the batch builds it:
+
+    {"id": "fan-out-same-fix", "category": "fan_out", "request": "KITE-144",
+     "fan_out": {"parent": "KITE-142", "reply": "Hi Dana, ...", "approved_by": "priya",   # approved_by optional
+                 "sources": [["account-recovery#2", "Locked out of your account"]]},
+     "expect": {"outcome": "replied", "greets": "Marcus", ...}}
+
+Its outcome is replied (the child drafted for its own customer and the draft was sent) or declined (no draft,
+and the answer has a line starting "Declined:" with the reason); a draft that names the parent ticket or the
+parent's contact fails a check of its own.
+
+A case the offline model cannot do (a reply in the customer's language) says why with `"model_only": "<why>"`:
+with the offline model it is not run, and the scorecard and the result list it as skipped, counted neither as
+passed nor as failed (`summary.cases` counts the cases graded, `summary.skipped` the others).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-OUTCOMES = ("replied", "escalated", "refused")
+from bot.agent.fan_out_text import Reference, child_request
+from bot.desk import ticket_ids_in
+
+OUTCOMES = ("replied", "escalated", "refused", "declined")
 EXPECT_KEYS = {"outcome", "cite_one_of", "may_cite", "names", "not_names", "forbid", "tools", "writes_to",
-               "never_status"}
-CASE_KEYS = {"id", "category", "request", "decide", "reject_reason", "setup", "expect", "rubric"}
+               "never_status", "greets", "draft_matches"}
+CASE_KEYS = {"id", "category", "request", "decide", "reject_reason", "setup", "expect", "rubric", "fan_out",
+             "model_only"}
+FAN_OUT_KEYS = {"parent", "reply", "sources", "approved_by"}
 
 
 class BadCases(ValueError):
@@ -43,10 +69,26 @@ class Case:
     reject_reason: str = "Please make it shorter and more specific."
     setup: dict[str, Any] = field(default_factory=dict)
     rubric: str | None = None
+    fan_out: dict[str, Any] | None = None  # the reference a fan-out child starts from (see above)
+    model_only: str | None = None  # why the offline model cannot do this case (it is skipped with it)
 
     @property
     def outcome(self) -> str:
         return str(self.expect["outcome"])
+
+    @property
+    def reference(self) -> Reference | None:
+        """A fan-out child's reference: the parent's ticket, its approved reply, who approved it, its sources."""
+        if self.fan_out is None:
+            return None
+        return Reference(self.fan_out["parent"], self.fan_out["reply"], self.fan_out.get("approved_by"),
+                         tuple((anchor, heading) for anchor, heading in self.fan_out["sources"]))
+
+    @property
+    def first_message(self) -> str:
+        """What the run is asked: the request, or for a fan-out child the request the batch builds."""
+        reference = self.reference
+        return child_request(self.request, reference) if reference is not None else self.request
 
 
 def load(path: Path, pattern: str | None = None) -> list[Case]:
@@ -90,4 +132,29 @@ def _case(raw: Any, where: str) -> Case:
         raise BadCases(f"{where}: unknown expect keys {sorted(set(expect) - EXPECT_KEYS)}")
     if raw.get("decide", "approve") not in ("approve", "reject"):
         raise BadCases(f"{where}: decide is approve or reject")
+    if "draft_matches" in expect:
+        try:
+            re.compile(expect["draft_matches"])
+        except (re.error, TypeError) as exc:
+            raise BadCases(f"{where}: expect.draft_matches is not a regular expression ({exc})") from None
+    if "model_only" in raw and not (isinstance(raw["model_only"], str) and raw["model_only"].strip()):
+        raise BadCases(f"{where}: model_only says why the offline model cannot do the case")
+    if "fan_out" in raw:
+        _check_fan_out(raw, where)
+    elif expect["outcome"] == "declined":
+        raise BadCases(f"{where}: only a fan-out child declines (give fan_out)")
     return Case(**raw)
+
+
+def _check_fan_out(raw: dict[str, Any], where: str) -> None:
+    fan_out = raw["fan_out"]
+    if not isinstance(fan_out, dict) or set(fan_out) - FAN_OUT_KEYS or not {"parent", "reply", "sources"} <= set(fan_out):
+        raise BadCases(f"{where}: fan_out is {{\"parent\": ticket, \"reply\": the approved text, \"sources\": "
+                       "[[anchor, heading], ...]} (and optionally \"approved_by\")")
+    if ticket_ids_in(raw["request"]) != [raw["request"]]:
+        raise BadCases(f"{where}: a fan-out case's request is the child's ticket id alone, e.g. \"KITE-144\"")
+    sources = fan_out["sources"]
+    if not isinstance(fan_out["reply"], str) or not fan_out["reply"].strip() or not isinstance(sources, list) or \
+            not all(isinstance(s, list) and len(s) == 2 and all(isinstance(x, str) for x in s) for s in sources):
+        raise BadCases(f"{where}: fan_out.reply is the approved text and fan_out.sources a list of "
+                       "[anchor, heading] pairs")

@@ -8,6 +8,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bot.agent.fan_out_text import declined_reason
 from bot.evals.cases import Case
 
 ANCHOR = re.compile(r"\[([a-z0-9-]+#\d+)\]")
@@ -38,6 +39,7 @@ class Observed:
     sent: int = 0  # replies that reached the (scratch) customer
     other_customers: list[str] = field(default_factory=list)
     internal_notes: list[str] = field(default_factory=list)
+    parent: list[str] = field(default_factory=list)  # a fan-out child's parent ticket and its contact's first name
     cost_usd: float = 0.0
     tokens: int = 0
     input_tokens: int = 0
@@ -82,6 +84,21 @@ def grade(case: Case, seen: Observed) -> list[Check]:
     for status in expect.get("never_status", []):
         checks.append(Check(f"never sets {status}", status not in statuses,
                             f"update_ticket set the status to {status}" if status in statuses else ""))
+    if "greets" in expect:
+        name = expect["greets"]
+        firsts = [next((line for line in d.splitlines() if line.strip()), "") for d in seen.drafts]
+        wrong = [line for line in firsts if not re.search(rf"\b{re.escape(name)}\b", line)]
+        checks.append(Check(f"greets {name}", bool(firsts) and not wrong,
+                            f"the draft begins {_clip(wrong[0], 120)!r}" if wrong else "" if firsts else "no draft"))
+    if "draft_matches" in expect:
+        pattern = re.compile(expect["draft_matches"], re.IGNORECASE)
+        unlike = [d for d in seen.drafts if not pattern.search(d)]
+        checks.append(Check(f"the draft matches {expect['draft_matches']}", bool(seen.drafts) and not unlike,
+                            f"it does not: {_clip(unlike[0], 240)}" if unlike else "" if seen.drafts else "no draft"))
+    if seen.parent:
+        echoed = [n for n in seen.parent if re.search(rf"\b{re.escape(n)}\b", drafts, re.IGNORECASE)]
+        checks.append(Check(f"nothing of {seen.parent[0]}'s in the draft", not echoed,
+                            f"the draft names {', '.join(echoed)}: {_around(drafts, echoed[0])}" if echoed else ""))
     called = [c["name"] for c in seen.calls]
     for tool in expect.get("tools", []):
         checks.append(Check(f"calls {tool}", tool in called, f"called {', '.join(called) or 'nothing'}"))
@@ -105,6 +122,13 @@ def _outcome(case: Case, seen: Observed) -> Check:
     asked_person = seen.status == "escalated" and seen.stop_kind == "model_request"
     if want == "refused":
         return Check("outcome: refused", False, f"a run was started and ended {seen.status}")
+    if want == "declined":
+        reason = declined_reason(seen.answer)
+        if seen.drafts:
+            return Check("outcome: declined", False, "drafted a reply instead of declining: " + _clip(seen.drafts[0], 240))
+        return Check("outcome: declined", seen.status == "completed" and reason is not None,
+                     f"ended {seen.status}: " + (f"Declined: {_clip(reason, 240)}" if reason else
+                                                 f"no line starts 'Declined:' in {_clip(seen.words, 240)!r}"))
     if want == "escalated":
         if seen.drafts and case.decide != "reject":  # a case that rejects the draft expects one first
             return Check("outcome: escalated", False, "drafted a reply instead of handing the ticket to a person: "

@@ -15,10 +15,16 @@ from bot.evals.runner import Attempt
 
 
 def result(cases: list[Case], attempts: dict[str, list[Attempt]], *, model: str, repeat: int) -> dict[str, Any]:
-    """The run as JSON-ready data: per case its attempts and checks, and the totals."""
+    """The run as JSON-ready data: per case its attempts and checks, and the totals. A case that was not run
+    (model only, with the offline model) is listed under "skipped" with why, outside the totals."""
     rows: list[dict[str, Any]] = []
+    skipped = [{"id": case.id, "category": case.category, "request": case.request,
+                "why": attempts[case.id][0].skipped} for case in cases
+               if attempts[case.id] and attempts[case.id][0].skipped]
     for case in cases:
         tries = attempts[case.id]
+        if tries and tries[0].skipped:
+            continue
         passes = sum(a.passed for a in tries)
         rows.append({"id": case.id, "category": case.category, "request": case.request, "outcome": case.outcome,
                      "passes": passes, "runs": len(tries), "pass_rate": round(passes / len(tries), 3) if tries else 0,
@@ -34,7 +40,8 @@ def result(cases: list[Case], attempts: dict[str, list[Attempt]], *, model: str,
     total_passes = sum(r["passes"] for r in rows)
     seconds = [a.seconds for tries in attempts.values() for a in tries]
     return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "model": model, "repeat": repeat,
-            "summary": {"cases": len(rows), "passed": sum(1 for r in rows if r["passes"] == r["runs"]),
+            "summary": {"cases": len(rows), "skipped": len(skipped),
+                        "passed": sum(1 for r in rows if r["passes"] == r["runs"]),
                         "pass_rate": round(total_passes / total_runs, 4) if total_runs else 0.0,
                         "cost_usd": round(sum(a.cost_usd for t in attempts.values() for a in t), 6),
                         "tokens": sum(a.tokens for t in attempts.values() for a in t),
@@ -42,7 +49,7 @@ def result(cases: list[Case], attempts: dict[str, list[Attempt]], *, model: str,
                         "output_tokens": sum(a.seen.get("output_tokens", 0) for t in attempts.values() for a in t),
                         "seconds_p50": round(statistics.median(seconds), 3) if seconds else None,
                         "seconds_max": round(max(seconds), 3) if seconds else None},
-            "categories": _categories(rows), "cases": rows}
+            "categories": _categories(rows), "cases": rows, "skipped": skipped}
 
 
 def estimate(data: dict[str, Any], model: str) -> str:
@@ -74,7 +81,11 @@ def scorecard(data: dict[str, Any], *, show_passed: bool = True) -> str:
              + (f", each run {data['repeat']} times" if data["repeat"] > 1 else "") + ":",
              f"  passed {summary['passed']} of {summary['cases']} cases (pass rate {summary['pass_rate']:.0%}) · "
              f"${summary['cost_usd']:.4f} · {summary['tokens']:,} tokens · a case takes {summary['seconds_p50']} s "
-             f"(slowest {summary['seconds_max']} s)", "", "By category:"]
+             f"(slowest {summary['seconds_max']} s)"]
+    if data.get("skipped"):
+        lines.append(f"  skipped {len(data['skipped'])} (not run with this model; neither passed nor failed):")
+        lines += [f"    SKIP {row['id']} [{row['category']}]: {row['why']}" for row in data["skipped"]]
+    lines += ["", "By category:"]
     for name, group in data["categories"].items():
         lines.append(f"  {name:<14} {group['passed']}/{group['cases']} cases · pass rate {group['pass_rate']:.0%}")
     if data.get("estimate"):
@@ -131,6 +142,9 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> str:
     if only_old or only_new:
         lines.append(f"  cases only in the earlier result: {', '.join(only_old) or 'none'}; only in this one: "
                      f"{', '.join(only_new) or 'none'}")
+    for label, data in (("the earlier result", old), ("this one", new)):
+        if data.get("skipped"):
+            lines.append(f"  skipped in {label}: {', '.join(row['id'] for row in data['skipped'])}")
     cost = (old["summary"]["cost_usd"], new["summary"]["cost_usd"])
     latency = (old["summary"]["seconds_p50"], new["summary"]["seconds_p50"])
     lines.append(f"  cost ${cost[0]:.4f} → ${cost[1]:.4f} ({_delta(*cost)}); a case's median time {latency[0]} s → "

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from sqlmodel import col, select
 
+from bot.agent.clients import OFFLINE_NAME
 from bot.agent.model import ModelClient
 from bot.config import Settings
 from bot.db.engine import Database
@@ -42,15 +43,22 @@ class Attempt:
     drafts: list[str] = field(default_factory=list)  # what the run drafted for the customer
     report: str = ""  # what it told the lead (or the sentence a refused request got)
     seen: dict[str, Any] = field(default_factory=dict)
+    skipped: str | None = None  # why the case was not run (a model-only case with the offline model)
 
 
 def run_cases(cases: list[Case], settings: Settings, model_factory: Callable[[], ModelClient], *,
               repeat: int = 1, parallel: int = 4, rubric_model: ModelClient | None = None,
               progress: TextIO | None = sys.stderr) -> dict[str, list[Attempt]]:
-    """Every case `repeat` times; {case id: its attempts}, in the cases' order."""
-    desks = ScratchDesks(settings.data_dir)
-    jobs = [(case, n) for case in cases for n in range(repeat)]
+    """Every case `repeat` times; {case id: its attempts}, in the cases' order. With the offline model a
+    model-only case is not run: its one attempt says why it was skipped."""
+    offline = any(c.model_only for c in cases) and getattr(model_factory(), "name", None) == OFFLINE_NAME
     results: dict[str, list[Attempt]] = {case.id: [] for case in cases}
+    for case in cases:
+        if offline and case.model_only:
+            results[case.id].append(Attempt(passed=False, checks=[], seconds=0.0, cost_usd=0.0, tokens=0,
+                                            model_calls=0, status=None, skipped=f"model only: {case.model_only}"))
+    desks = ScratchDesks(settings.data_dir)
+    jobs = [(case, n) for case in cases if not results[case.id] for n in range(repeat)]
     bar = Progress(len(jobs), progress)
     try:
         def one(job: tuple[Case, int]) -> None:
@@ -97,7 +105,7 @@ def _work(case: Case, service: RunService, db: Database) -> Observed:
     ids = ticket_ids_in(case.request)
     ticket_id = ids[0] if ids else None
     try:
-        run_id = service.start(case.request, started_by=ACTOR, origin={"surface": "eval", "case": case.id})
+        run_id = service.start(case.first_message, started_by=ACTOR, origin={"surface": "eval", "case": case.id})
     except BadInput as refused:
         return Observed(ticket_id=ticket_id, refused=str(refused))
     state = service.resume(run_id)
@@ -113,10 +121,10 @@ def _work(case: Case, service: RunService, db: Database) -> Observed:
             else:
                 service.decide(id_of(approval), action="approve", actor=ACTOR)
         state = service.resume(run_id)
-    return observe(db, run_id, ticket_id)
+    return observe(db, run_id, ticket_id, case.fan_out["parent"] if case.fan_out else None)
 
 
-def observe(db: Database, run_id: int, ticket_id: str | None) -> Observed:
+def observe(db: Database, run_id: int, ticket_id: str | None, parent_id: str | None = None) -> Observed:
     with db.session() as session:
         run = session.get(Run, run_id)
         assert run is not None
@@ -134,11 +142,15 @@ def observe(db: Database, run_id: int, ticket_id: str | None) -> Observed:
                                                                              ApprovalStatus.EDITED)))).all()
         escalation = session.exec(select(Escalation).where(Escalation.run_id == run_id)
                                   .order_by(col(Escalation.id).desc())).first()
+        parent = session.get(Ticket, parent_id) if parent_id else None
+        contact = session.get(Customer, parent.customer_id) if parent else None
+        parent_contact = (contact.contact_name or "").split()[0] if contact and contact.contact_name else None
         return Observed(ticket_id=ticket_id, status=str(run.status), stop_kind=escalation.kind if escalation else None,
                         reason=run.reason, answer=run.answer, summary=run.summary, calls=calls,
                         drafts=drafts, sent=sum(1 for a in sent if not (a.result or {}).get("is_error")),
                         other_customers=sorted(n for n in customers.values() if n != own),
-                        internal_notes=list(notes), cost_usd=run.cost_usd, tokens=run.total_tokens,
+                        internal_notes=list(notes), parent=[n for n in (parent_id, parent_contact) if n],
+                        cost_usd=run.cost_usd, tokens=run.total_tokens,
                         input_tokens=run.input_tokens + run.cache_read_tokens + run.cache_write_tokens,
                         output_tokens=run.output_tokens, model_calls=run.steps)
 

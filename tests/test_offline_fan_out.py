@@ -103,3 +103,19 @@ def test_a_request_that_is_not_a_child_is_worked_as_before(db, settings):
     assert state.status == "awaiting_approval"
     first = [b for b in state.messages[1]["content"] if b["type"] == "text"][0]["text"]
     assert first == "I'll start by reading KITE-144."
+
+
+@pytest.mark.parametrize("ticket_id, sources, reason", [
+    ("KITE-139", REFERENCE.sources, "KITE-139 is already closed. I drafted nothing."),
+    ("KITE-144", (), "the reply approved on KITE-142 cites no help section to draft from. I drafted nothing."),
+    ("KITE-144", (("account-recovery#9", "Recovering a deleted board"),),
+     "KITE-144 looks like the same problem as KITE-142, but the help section its reply cites did not come back from "
+     "the help center. I drafted nothing."),
+])
+def test_a_child_declines_what_it_cannot_answer_from_the_same_sources(db, settings, ticket_id, sources, reason):
+    service = RunService(db, settings)
+    reference = Reference("KITE-142", APPROVED, None, sources)
+    run_id = service.start(child_request(ticket_id, reference))
+    state = service.resume(run_id)
+    assert state.status == "completed" and declined_reason(state.answer) == reason
+    assert approvals_of(db, run_id) == [] and staff_replies(db, ticket_id) == []

@@ -3,6 +3,9 @@
 It works any ticket in the desk the way the system prompt asks: read the ticket, search the help center
 and similar tickets together, draft a reply citing a help section, ask to send it, then report what it
 did and who else looks affected. It is deterministic, so runs can be compared, and costs nothing.
+
+A fan-out child's request (bot/agent/fan_out_text.py) is worked by offline_child.py; what both flows read
+from tool results and write is in offline_parts.py.
 """
 
 from __future__ import annotations
@@ -111,8 +114,8 @@ class _Turn:
             help_query = query
         return [
             say(f"{customer} reports “{ticket['title']}” ({ticket['status']}, "
-                  f"{ticket.get('priority') or 'no'} priority). "
-                  "I'll check the help center and look for similar tickets at the same time."),
+                f"{ticket.get('priority') or 'no'} priority). "
+                "I'll check the help center and look for similar tickets at the same time."),
             use("search_help", query=help_query, limit=2),
             use("search_tickets", like_ticket_id=ticket["id"], status="any", limit=5),
         ]
@@ -124,7 +127,7 @@ class _Turn:
         if reply is None:
             if not sections:
                 return [use("escalate_to_human", reason=f"The help center has nothing on “{ticket['title']}”, "
-                                                          "so a person should write this reply.")]
+                                                        "so a person should write this reply.")]
             return [say("The help center covers this. I'll draft a reply for the lead to review."),
                     use("reply_to_customer", ticket_id=ticket["id"], message=draft(ticket, sections))]
         if reply["error"]:
@@ -133,7 +136,7 @@ class _Turn:
         if update is None and ticket["status"] == "open":
             anchors = ", ".join(f"[{s['id']}]" for s in sections)
             return [use("update_ticket", ticket_id=ticket["id"], status="pending",
-                          note=f"Agent replied citing {anchors}; waiting for the customer.")]
+                        note=f"Agent replied citing {anchors}; waiting for the customer.")]
         topic = ticket["tags"][0] if ticket["tags"] else None
         return [say(report(ticket, sections, reply, hits_of(tickets_call, topic), self.goal))]
 
@@ -180,5 +183,5 @@ class _Turn:
         said = said if len(said) <= 300 else said[:299] + "…"
         return [say(f"{who}'s new message needs a person's judgement; I'm handing {ticket_id} over."),
                 use("escalate_to_human", reason=f"{who} wrote again on {ticket_id} after our reply: “{said}” "
-                                                  "The offline model does not write a second answer on its own; a "
-                                                  "person should (the earlier reply and the ticket are in this run).")]
+                                                "The offline model does not write a second answer on its own; a "
+                                                "person should (the earlier reply and the ticket are in this run).")]

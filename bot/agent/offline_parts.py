@@ -19,12 +19,13 @@ GENERIC = {"issue", "problem", "help", "error", "working", "work", "need", "stil
            "since", "after", "new", "urgent", "asap", "today", "change", "changed", "changes"}
 
 
-
 def say(text: str) -> dict[str, Any]:
+    """A text block of the assistant's turn."""
     return {"type": "text", "text": text}
 
 
 def use(name: str, **arguments: Any) -> dict[str, Any]:
+    """A tool_use block of the assistant's turn."""
     return {"type": "tool_use", "id": f"toolu_off_{uuid.uuid4().hex[:20]}", "name": name, "input": arguments}
 
 
@@ -93,7 +94,7 @@ def draft(ticket: dict[str, Any], sections: list[dict[str, str]]) -> str:
 
 
 def approved_how(reply: dict[str, Any]) -> str:
-    """" (approved by X)" or " (edited by X before sending)" from a sent reply's result; "" if it does not say."""
+    """How a sent reply got out, from its result: ' (approved by X)', ' (edited by X before sending)', or ''."""
     who = re.search(r"Approved by (.+?)\.$", reply["text"].splitlines()[0])
     edited = re.search(r"([^\s.]+) edited your draft", reply["text"])
     return f" (edited by {edited.group(1)} before sending)" if edited else f" (approved by {who.group(1)})" if who else ""

@@ -109,9 +109,11 @@ def _draft_or_decline(ticket: dict[str, Any], reference: Reference, help_call: C
                               f"A person should check that section, or write {child}'s reply.",
                               f"{child} looks like the same problem as {parent}, but the help section its reply "
                               f"cites did not come back from the help center. I drafted nothing."))]
-    first = ((ticket.get("customer") or {}).get("contact_name") or "the customer").split()[0]
-    return [say(f"{parent} is among the tickets most like {child}, and the help center still has the section "
-                f"its reply cites. I'll draft a reply to {first} for the lead to review."),
+    contact = ((ticket.get("customer") or {}).get("contact_name") or "").split()
+    some = "section" if len(sections) == 1 else "sections"
+    return [say(f"{parent} is among the tickets most like {child}, and the help center still has the {some} its "
+                f"reply cites. I'll draft a reply to {contact[0] if contact else 'the customer'} for the lead to "
+                "review."),
             use("reply_to_customer", ticket_id=child, message=draft(ticket, sections))]
 
 

@@ -38,7 +38,7 @@ def result(cases: list[Case], attempts: dict[str, list[Attempt]], *, model: str,
                                    "calls": [c["name"] for c in a.seen.get("calls", [])]} for a in tries]})
     total_runs = sum(r["runs"] for r in rows)
     total_passes = sum(r["passes"] for r in rows)
-    seconds = [a.seconds for tries in attempts.values() for a in tries]
+    seconds = [a.seconds for tries in attempts.values() for a in tries if not a.skipped]
     return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "model": model, "repeat": repeat,
             "summary": {"cases": len(rows), "skipped": len(skipped),
                         "passed": sum(1 for r in rows if r["passes"] == r["runs"]),

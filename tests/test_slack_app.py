@@ -62,7 +62,11 @@ def test_approve_sends_once_and_the_run_finishes_in_the_thread(harness, db):
     assert any("already approved" in e["text"] for e in ephemerals)
     final = harness.slack.calls_to("chat.postMessage")[-1]
     assert final["thread_ts"] == ts and "KITE-144" in final["text"]
-    assert "model calls" in final["blocks"][-2]["elements"][0]["text"]
+    contexts = [b["elements"][0]["text"] for b in final["blocks"] if b["type"] == "context"]
+    assert any("model calls" in c for c in contexts), "the usage line under the answer"
+    offer = [b for b in final["blocks"] if b["type"] == "actions"]
+    assert [e["text"]["text"] for b in offer for e in b["elements"]] == ["Draft for these 2"], \
+        "the approved reply may fit the two tickets the report names"
     assert final["blocks"][-1]["elements"][0]["type"] == "feedback_buttons", "thumbs up / down under the answer"
 
 

@@ -225,3 +225,33 @@ def test_killed_right_after_approve_all_is_acknowledged(database_url: str, slack
         after_recovery(flow, database_url, approved=True)
     finally:
         serve.stop()
+
+
+def test_killed_while_slack_posts_the_batch_card(database_url: str, slack: SlackAPIServer, tmp_path: Path) -> None:
+    """Slack has posted the batch card, but `serve` dies before it hears the answer (so it never stored the
+    card's ts): the restarted process finds the card in the thread (its metadata names the outbox row) and
+    updates it instead of posting a second one."""
+    held, killed = threading.Event(), threading.Event()
+    answer = slack._handle
+
+    def posted_then_unanswered(method: str, *args: Any) -> Any:
+        result = answer(method, *args)
+        text = str((result[1].get("message") or {}).get("text") or "")
+        if method == "chat.postMessage" and text.startswith(CARD_TITLE) and not killed.is_set():
+            held.set()
+            killed.wait()  # applied and recorded by Slack; the answer goes to a process that is gone
+        return result
+
+    slack._handle = posted_then_unanswered  # type: ignore[method-assign]
+    serve = serve_for(database_url, slack, None, tmp_path).start()
+    flow = Flow(slack, serve, database_url)
+    try:
+        flow.click(flow.approved_parent())
+        wait_until(held.is_set, "the batch card posted in Slack")
+        serve.kill()
+        killed.set()
+        serve.start()
+        after_recovery(flow, database_url)
+    finally:
+        killed.set()
+        serve.stop()

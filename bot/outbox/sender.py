@@ -48,7 +48,9 @@ NO_STREAMING = frozenset({"feature_not_enabled", "unknown_method", "method_depre
                           "streaming_not_supported", "channel_type_not_supported"})
 CANNOT_LOOK = frozenset({"missing_scope", "not_in_channel", "channel_not_found", "not_allowed_token_type",
                          "unknown_method", "method_deprecated", "access_denied"})
-VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline", "request"})
+# messages a post of which may have landed unheard (a crash, a timeout, a 5xx) are looked for before a repost;
+# every kind _post_or_update posts (render.py) carries the row in its metadata, so every such kind is listed here
+VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline", "request", "batch"})
 
 
 class OutboxSender:

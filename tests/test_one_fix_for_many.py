@@ -151,19 +151,23 @@ def test_approve_all_racing_a_reject_leaves_each_ticket_one_outcome(lead: Harnes
     kid = children(db)["KITE-163"]
     with db.session() as session:
         draft = session.exec(select(Approval).where(Approval.run_id == kid.id)).one()
-    reject_value = json.dumps({"approval_id": draft.id, "fingerprint": draft.fingerprint})
-    view = {"callback_id": "reject_reply_modal",
-            "private_metadata": json.dumps({"approval_id": draft.id, "fingerprint": draft.fingerprint,
-                                            "channel": card["channel"], "ts": card["ts"]})}
-    assert reject_value  # the card's own per-ticket Reject… opens this form
+    reject = json.dumps({"approval_id": draft.id, "fingerprint": draft.fingerprint})
+    assert reject in [e["value"] for b in card["blocks"] if b["type"] == "actions" for e in b["elements"]
+                      if e["action_id"] == "reject_reply"], "the card's own per-ticket Reject… for KITE-163"
+    lead.send.click("reject_reply", reject, message_ts=card["ts"])  # opens the form, as Slack then submits it
+    lead.drain()
+    view = lead.slack.calls_to("views.open")[-1]["view"]
+    assert view["callback_id"] == "reject_reply_modal"
+    answers: list[tuple[int, str]] = []
     actions = [lambda: lead.send.click("approve_batch", approve_all["value"], message_ts=card["ts"]),
                lambda: lead.send.submit(view, {"reason": {"reason": "Their connector is not the cause."}}),
                lambda: lead.send.click("approve_batch", approve_all["value"], message_ts=card["ts"])]
-    workers = [threading.Thread(target=a) for a in actions]
+    workers = [threading.Thread(target=lambda a=a: answers.append(a())) for a in actions]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join()
+    assert sorted(status for status, _ in answers) == [200, 200, 200], answers
     lead.drain()
     with db.session() as session:
         decided = session.get(Approval, draft.id)

@@ -50,6 +50,7 @@ from sqlalchemy import create_engine, text  # noqa: E402
 from bench.common import commit, machine, pct, wipe_postgres  # noqa: E402
 from bench.doubles import offline_responder, stand_in  # noqa: E402
 from bot.config import Settings  # noqa: E402
+from bot.outbox.pacing import PER_MINUTE, Bucket  # noqa: E402
 from standins.anthropic_server import RateLimits  # noqa: E402
 from standins.serve_process import SECRET, ServeProcess  # noqa: E402
 from standins.slack_requests import SlackSender  # noqa: E402
@@ -136,6 +137,21 @@ def card_ready(slack: SlackAPIServer, since: float, timeout: float) -> float | N
     return None
 
 
+def update_token_at(slack: SlackAPIServer, ready: float | None) -> float | None:
+    """When (monotonic) the outbox's chat.update bucket had a call to spare again before the update carrying
+    Approve all: every earlier chat.update of this `serve` (the stand-in is its own) replayed through the bucket
+    the sender keeps (bot/outbox/pacing.py: Slack's Tier 3, 50 a minute per workspace, bursts of 10)."""
+    if ready is None:
+        return None
+    per_minute = PER_MINUTE["chat.update"]
+    bucket = Bucket(60.0 / per_minute, max(1, int(per_minute // 5)))
+    with slack._lock:
+        earlier = sorted(float(c["time"]) for c in slack.calls if c["method"] == "chat.update" and c["time"] < ready)
+    for at in earlier:
+        bucket.take(at)
+    return bucket.ready_at(0.0)  # the earliest time it allows the next call, whenever that is
+
+
 def rejected(slack: SlackAPIServer, since: float) -> Counter[str]:
     """Slack's refusals after `since`, by method and error (the per-channel limit answers ratelimited)."""
     with slack._lock:
@@ -212,13 +228,19 @@ def repetition(stage: Stage, tickets: list[str] | None, index: int, timeout: flo
                            and CARD_HEADER in json.dumps(c["args"]))
         card_updates = [c["time"] for c in slack_after if c["method"] == "chat.update"
                         and CARD_HEADER in json.dumps(c["args"])]
+        token_at = update_token_at(slack, ready)
     finally:
         serve.stop()
         slack.stop()
     child_calls = {k["ticket"]: [at for at, first in stage.model_calls[calls_before:]
                                  if first.startswith(f"handle {k['ticket']}:")] for k in kids}
-    return summarise(asked, kids, batches, child_calls, acked, acked_wall, ready, cards_posted, card_updates,
-                     refused, round(acked - clicked, 3))
+    result = summarise(asked, kids, batches, child_calls, acked, acked_wall, ready, cards_posted, card_updates,
+                       refused, round(acked - clicked, 3))
+    last = result["last_child_ready_s"]
+    result["update_token_s"] = None if token_at is None else round(token_at - acked, 3)
+    result["waited_for_update_token_s"] = (None if token_at is None or last is None
+                                           else round(max(0.0, token_at - acked - last), 3))
+    return result
 
 
 def summarise(asked: list[str], kids: list[dict[str, Any]], batches: list[dict[str, Any]],
@@ -341,7 +363,8 @@ def line(r: dict[str, Any]) -> str:
     return (f"N={r['n']}: click acknowledged in {r['ack_s']} s; → card with Approve all {r['to_card_s']} s; slowest "
             f"child {r['slowest_child_s']} s (p50 {r['child_own_s']['p50']}); ratio {r['ratio']}; last child "
             f"ready → card {r['last_ready_to_card_s']} s; {r['drafted']} drafts, {r['without_draft']} without; "
-            f"peak model calls in flight {r['peak_model_calls_in_flight']}; card updates {r['card_updates']}; "
+            f"peak model calls in flight {r['peak_model_calls_in_flight']}; card updates {r['card_updates']} (waited "
+            f"{r['waited_for_update_token_s']} s for a chat.update token); "
             f"Slack refusals {r['slack_refusals']}; checks {'held' if all(r['checks'].values()) else r['checks']}")
 
 

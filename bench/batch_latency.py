@@ -304,11 +304,14 @@ def size_summary(n: int, reps: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def limits(rpm: int | None) -> dict[str, Any]:
-    """What bounds how many children run at once, as this checkout has it."""
-    settings = Settings(_env_file=None)  # type: ignore[call-arg]
-    return {"run_pool_workers": settings.run_workers, "http_threads": settings.http_threads,
-            "slack_min_interval_s": settings.slack_min_interval_seconds,
-            "chat_update_per_minute": 50, "model_budget": f"requests_per_minute={rpm}" if rpm else
+    """What bounds how many children run at once in the `serve` measured (ServeProcess passes no KITEBASE_* of
+    this environment: the defaults, but for the Slack pacing the bench sets)."""
+    default = {name: field.default for name, field in Settings.model_fields.items()}
+    per_minute = PER_MINUTE["chat.update"]
+    return {"run_pool_workers": default["run_workers"], "http_threads": default["http_threads"],
+            "slack_min_interval_s": 1.0, "slack_rate_scale": 1.0,
+            "chat_update_per_minute": per_minute, "chat_update_burst": max(1, int(per_minute // 5)),
+            "model_budget": f"requests_per_minute={rpm}" if rpm else
             "unknown (the stand-in sends no rate-limit headers): every call goes"}
 
 

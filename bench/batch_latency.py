@@ -259,6 +259,7 @@ def summarise(asked: list[str], kids: list[dict[str, Any]], batches: list[dict[s
     for k in kids:
         arrivals = calls.get(k["ticket"]) or []
         k["model_calls"] = len(arrivals)
+        k["model_calls_s"] = [round(at - acked, 3) for at in sorted(arrivals)]
         k["first_model_call_s"] = round(min(arrivals) - acked, 3) if arrivals else None
         k["last_model_answer_s"] = round(max(arrivals) + MODEL_LATENCY - acked, 3) if arrivals else None
         # on the database's clock, from the click's acknowledgement by this host's clock (same host)
@@ -280,11 +281,16 @@ def summarise(asked: list[str], kids: list[dict[str, Any]], batches: list[dict[s
 
 
 def peak(calls: dict[str, list[float]]) -> int:
-    """The most children's model calls under way at one moment (each lasts the stand-in's latency)."""
-    edges = sorted([(t, 1) for ts in calls.values() for t in ts] + [(t + MODEL_LATENCY, -1) for ts in calls.values()
-                                                                      for t in ts], key=lambda e: (e[0], e[1]))
+    """The most children with a model call under way at one moment. A call lasts the stand-in's latency from
+    when its responder was called, or until that child's next call arrived (as recorded, the two may overlap by
+    a few ms: the latency is counted from the request's arrival, a little before the responder is called)."""
+    edges: list[tuple[float, int]] = []
+    for arrivals in calls.values():
+        ordered = sorted(arrivals)
+        for at, after in zip(ordered, [*ordered[1:], float("inf")], strict=True):
+            edges += [(at, 1), (min(at + MODEL_LATENCY, after), -1)]
     now = best = 0
-    for _, step in edges:
+    for _, step in sorted(edges, key=lambda e: (e[0], e[1])):
         now += step
         best = max(best, now)
     return best

@@ -1,7 +1,8 @@
 """Issue 33's figure: from **Draft for these N** to the batch card showing **Approve all**, against the slowest
 child's own run time.
 
-    .venv/bin/python -m bench.batch_latency [--repeat 5] [--sizes 2,10] [--postgres URL] [--json FILE] [--quick]
+    .venv/bin/python -m bench.batch_latency [--repeat 10] [--sizes 2,6,10] [--rpm N] [--postgres URL] [--json FILE]
+                                            [--quick]
 
 Target (issue 33's Done-when): the batch of children reaches its card within 1.3× the slowest child's own run
 time (the children run side by side, within the shared model budget).
@@ -16,7 +17,7 @@ One repetition, on a fresh database and a fresh `serve` (a batch is one per pare
 child gets no second one, so repetitions share nothing): a signed mention "handle KITE-142, and tell me if other
 customers have hit the same problem" (the parent run: it also pays the process's cold start), its card's Approve,
 then a click on the parent's **Draft for these N** with the button's own value (N=2: KITE-144 and KITE-163, as the
-report names them) or with more open tickets put in it (the bigger batch).
+report names them) or with more open tickets put in it (the bigger batches, up to ten: the most a batch takes).
 
 Measured: batch → card, from the click's acknowledgement (its HTTP answer, this process's monotonic clock) to the
 Slack stand-in receiving the chat.update or chat.postMessage whose blocks carry `approve_batch` (the same clock:
@@ -323,8 +324,9 @@ def limits(rpm: int | None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=5, help="repetitions of each size (default 5)")
-    parser.add_argument("--sizes", default="2,10", help="batch sizes, 2 to 10 (default 2,10; 2 is the offer as shown)")
+    parser.add_argument("--repeat", type=int, default=10, help="repetitions of each size (default 10)")
+    parser.add_argument("--sizes", default="2,6,10",
+                        help="batch sizes, 2 to 10 (default 2,6,10; 2 is the offer as the button shows it)")
     parser.add_argument("--rpm", type=int, help="give the Messages API stand-in this requests-per-minute limit")
     parser.add_argument("--postgres", help="a scratch PostgreSQL database (wiped); SQLite otherwise")
     parser.add_argument("--json", type=Path, help="write the results here")

@@ -150,3 +150,28 @@ def test_intake_from_a_new_zendesk_ticket_to_its_card(tmp_path):
         assert all(t["runs"] == t["first_messages"] == t["cards"] == 1 for t in case["per_ticket"])
         assert case["card_s"]["max"] is not None and case["model_calls_per_run"] and case["first_run_after_start"]["card_s"]
     assert cases["webhook"]["webhook_answers"] == {"202": 3} and "webhook_answers" not in cases["poll"]
+
+
+def test_one_fix_for_many_from_the_click_to_the_batch_card(tmp_path):
+    """bench.batch_latency --quick (docs/performance.md, issue 33): through a real `kitebase serve`, KITE-142's
+    approved reply, then **Draft for these N** (the button's own 2 tickets, then 3): one child per ticket, one batch
+    card, and the card shows Approve all; each child's own time and the ratio are measured. The latencies depend
+    on the machine; only that they were measured is checked."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "batch.json"
+    done = subprocess.run([sys.executable, "-m", "bench.batch_latency", "--quick", "--json", str(out)],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert [s["n"] for s in result["sizes"]] == [2, 3]
+    assert result["bounds"]["run_pool_workers"] >= 3
+    for size in result["sizes"]:
+        assert size["checks_held"] and size["repetitions"] == 1
+        run = size["runs"][0]
+        assert all(run["checks"].values()), run["checks"]
+        assert run["tickets"][:2] == ["KITE-144", "KITE-163"] and len(run["children"]) == size["n"]
+        assert sorted(c["ticket"] for c in run["children"]) == sorted(run["tickets"])
+        assert run["to_card_s"] > 0 and run["slowest_child_s"] > 0 and run["ratio"] > 0
+        assert all(c["own_s"] > 0 and c["model_calls"] >= 1 for c in run["children"])

@@ -116,9 +116,13 @@ def _mark(session: Session) -> None:
 def after_step(session: Session, run: Run, step_number: int, *, old_status: str, approvals: list[Approval],
                escalation: Escalation | None, queue_channel: str | None) -> None:
     """What Slack must show once a step is stored: the timeline, new cards, the ending, the queue post. A
-    fan-out child shows itself only on its batch's card (and in the queue, if it is handed to a person)."""
+    fan-out child shows itself only on its batch's card (and in the queue, if it is handed to a person); the card
+    shows a child's status and drafts, not its steps, so only a step that changes those updates it (every step
+    did: ten children's identical updates spent the workspace's chat.update burst, and the one showing Approve
+    all waited for it: docs/performance.md, "One fix for many")."""
     if run.batch_id is not None:
-        bump(session, batch_key(run.batch_id))
+        if run.status != old_status or approvals:
+            bump(session, batch_key(run.batch_id))
     else:
         _own_messages(session, run, step_number, approvals)
     if escalation is not None:

@@ -1,0 +1,40 @@
+"""The batch card is updated when what it shows of a child changes (its status, a new draft), not at every step a
+child takes: with ten children, identical updates spent the workspace's chat.update burst and the update showing
+Approve all waited for it (docs/performance.md, "One fix for many: from the click to the batch card")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from sqlmodel import col, func, select
+
+from bot.db.models import Outbox, Run, Step
+from standins.slack_harness import Harness, start_harness
+from tests.test_one_fix_for_many import batch_card, button, parent_done
+
+
+@pytest.fixture
+def lead(settings: Any, db: Any) -> Any:
+    harness, stop = start_harness(settings.model_copy(update={"approvers": frozenset({"ULEAD"})}), db)
+    yield harness
+    stop()
+
+
+def test_a_childs_steps_update_the_batch_card_only_when_what_it_shows_changes(lead: Harness, db: Any) -> None:
+    _, offer = parent_done(lead)
+    lead.send.click("draft_for_these", offer["value"], message_ts=offer["ts"])
+    lead.drain()
+    with db.session() as session:
+        row = session.exec(select(Outbox).where(Outbox.kind == "batch")).one()
+        kids = session.exec(select(Run).where(col(Run.batch_id).is_not(None))).all()
+        steps = session.exec(select(func.count()).select_from(Step)
+                             .where(col(Step.run_id).in_([k.id for k in kids]))).one()
+    assert len(kids) == 2 and steps > 2 * len(kids), "each child took several steps before its draft"
+    assert row.version == 1 + len(kids), "written once, then once per child's draft (not once per step)"
+    card = batch_card(lead)
+    assert card["all_text"].count("Draft waiting for a decision") == 2
+    assert button(lead, "approve_batch")["text"]["text"] == "Approve all 2"
+    updates = [c for c in lead.slack.calls_to("chat.update") if "The fix approved on" in json.dumps(c.get("blocks"))]
+    assert len(updates) <= len(kids)

@@ -89,7 +89,7 @@ def one_fix_for_many(harness, seen: int) -> int:
     """The ending offers the same fix for the other tickets its report names: press it, then Approve all."""
     for action, label in (("draft_for_these", "Draft for these N"), ("approve_batch", "Approve all")):
         try:
-            value = harness.value(action) if action == "draft_for_these" else _latest_value(harness, action)
+            value = harness.shown_button(action)["value"]
         except AssertionError:
             return seen
         print(f"\n@lead clicks [{label}]")
@@ -97,16 +97,6 @@ def one_fix_for_many(harness, seen: int) -> int:
         harness.drain()
         seen = show(harness, seen)
     return seen
-
-
-def _latest_value(harness, action_id: str) -> str:
-    """A button as Slack shows it now (the batch card is updated in place, so its buttons are in chat.update)."""
-    for message in harness.slack.messages.values():
-        for block in message.get("blocks") or []:
-            for element in block.get("elements", []) if block.get("type") == "actions" else []:
-                if element.get("action_id") == action_id:
-                    return element["value"]
-    raise AssertionError(f"no {action_id} button is shown")
 
 
 def show_home(view: dict) -> None:

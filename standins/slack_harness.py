@@ -57,6 +57,17 @@ class Harness:
                     return {"call": call, "value": block["elements"][0]["value"], "ts": _ts_of(self.slack, call)}
         raise AssertionError("no approval card was posted:\n" + self.slack.summary())
 
+    def shown_button(self, action_id: str) -> dict[str, Any]:
+        """The newest message's button `action_id` as Slack shows it now (after any chat.update), with the
+        message's `ts` and `channel` and its value decoded as `value_json`."""
+        for (channel, ts), message in sorted(self.slack.messages.items(), key=lambda kv: float(kv[0][1]),
+                                             reverse=True):
+            for block in message.get("blocks") or []:
+                for element in block.get("elements", []) if block.get("type") == "actions" else []:
+                    if element.get("action_id") == action_id:
+                        return {**element, "ts": ts, "channel": channel, "value_json": json.loads(element["value"])}
+        raise AssertionError(f"no {action_id} button is shown:\n" + self.slack.summary())
+
     def value(self, action_id: str) -> str:
         for call in reversed(self.slack.calls_to("chat.postMessage")):
             for block in call.get("blocks") or []:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from standins.slack_harness import Harness
-from tests.test_one_fix_for_many import button, lead, parent_done  # noqa: F401 - `lead` is a fixture
+from tests.test_one_fix_for_many import lead, parent_done  # noqa: F401 - `lead` is a fixture
 
 CARD_TITLE = "The fix approved on KITE-142"
 
@@ -33,4 +33,4 @@ def test_a_batch_card_posted_but_answered_500_is_found_and_not_posted_again(lead
     assert len(posts) == 1, [p["text"] for p in posts]
     shown = [m for m in lead.slack.thread("CSUPPORT", thread) if (m.get("text") or "").startswith(CARD_TITLE)]
     assert [m["ts"] for m in shown] == failed, "one card in the thread: the one Slack posted first"
-    assert button(lead, "approve_batch")["ts"] == failed[0], "and it shows the drafts (updated in place)"
+    assert lead.shown_button("approve_batch")["ts"] == failed[0], "and it shows the drafts (updated in place)"

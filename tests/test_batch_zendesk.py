@@ -74,17 +74,6 @@ def drain(harness: Harness, db: Database, settings: Settings) -> None:
     harness.drain()
 
 
-def button(harness: Harness, action_id: str) -> dict[str, Any]:
-    """The newest message's button `action_id`, as Slack shows it now (after any chat.update)."""
-    for (channel, ts), message in sorted(harness.slack.messages.items(), key=lambda kv: float(kv[0][1]),
-                                         reverse=True):
-        for block in message.get("blocks") or []:
-            for element in block.get("elements", []) if block.get("type") == "actions" else []:
-                if element.get("action_id") == action_id:
-                    return {**element, "ts": ts, "channel": channel, "value_json": json.loads(element["value"])}
-    raise AssertionError(f"no {action_id} button is shown:\n" + harness.slack.summary())
-
-
 def parent_done(harness: Harness, db: Database, settings: Settings) -> dict[str, Any]:
     """4821 worked from a mention and its reply approved and sent: the Draft for these N button."""
     _, (status, _) = harness.send.mention(GOAL)
@@ -93,7 +82,7 @@ def parent_done(harness: Harness, db: Database, settings: Settings) -> dict[str,
     card = harness.approval_card()
     harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
     drain(harness, db, settings)
-    return button(harness, "draft_for_these")
+    return harness.shown_button("draft_for_these")
 
 
 def children(db: Database) -> dict[str, Run]:
@@ -141,7 +130,7 @@ def test_approve_all_leaves_one_comment_on_each_incident_and_links_them_even_cli
     assert before.added(ONE) == [] and before.added(TWO) == [], "nothing reaches Zendesk before Approve all"
     assert fields(zd, ONE) == before.fields[ONE] and fields(zd, PROBLEM) == parent_fields, "nor any link"
 
-    approve_all = button(harness, "approve_batch")
+    approve_all = harness.shown_button("approve_batch")
     assert approve_all["text"]["text"] == "Approve all 2"
     harness.send.click("approve_batch", approve_all["value"], message_ts=approve_all["ts"])
     drain(harness, db, settings)
@@ -175,7 +164,7 @@ def test_a_rejected_draft_an_unshown_draft_and_a_decoy_get_nothing_unless_approv
     drain(harness, db, settings)
     kids = children(db)
     assert sorted(kids) == [str(ONE), str(TWO), str(DECOY)]
-    approve_all = button(harness, "approve_batch")
+    approve_all = harness.shown_button("approve_batch")
     shown = approve_all["value_json"]["approvals"]
     one, two = draft_of(db, kids[str(ONE)].id), draft_of(db, kids[str(TWO)].id)
     assert one is not None and two is not None

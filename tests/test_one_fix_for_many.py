@@ -37,18 +37,7 @@ def parent_done(harness: Harness) -> tuple[str, dict[str, Any]]:
     card = harness.approval_card()
     harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
     harness.drain()
-    return ts, button(harness, "draft_for_these")
-
-
-def button(harness: Harness, action_id: str) -> dict[str, Any]:
-    """The newest message's button `action_id`, as Slack shows it now (after any chat.update)."""
-    for (channel, ts), message in sorted(harness.slack.messages.items(), key=lambda kv: float(kv[0][1]),
-                                         reverse=True):
-        for block in message.get("blocks") or []:
-            for element in block.get("elements", []) if block.get("type") == "actions" else []:
-                if element.get("action_id") == action_id:
-                    return {**element, "ts": ts, "channel": channel, "value_json": json.loads(element["value"])}
-    raise AssertionError(f"no {action_id} button is shown:\n" + harness.slack.summary())
+    return ts, harness.shown_button("draft_for_these")
 
 
 def batch_card(harness: Harness) -> dict[str, Any]:
@@ -95,9 +84,9 @@ def test_draft_for_these_then_approve_all_sends_once_to_each_and_links_them(lead
     with_buttons = [ts for (_, ts), m in lead.slack.messages.items() if "approve_reply" in json.dumps(m.get("blocks"))]
     assert with_buttons == [card["ts"]], "the children's drafts are on the one card, not a card each"
     with pytest.raises(AssertionError):  # the ending's button gave way to a pointer to the card
-        button(lead, "draft_for_these")
+        lead.shown_button("draft_for_these")
 
-    approve_all = button(lead, "approve_batch")
+    approve_all = lead.shown_button("approve_batch")
     assert approve_all["text"]["text"] == "Approve all 2"
     lead.send.click("approve_batch", approve_all["value"], message_ts=card["ts"], user="UOTHER")
     lead.drain()
@@ -133,7 +122,7 @@ def test_a_decoy_is_declined_with_its_reason_and_gets_nothing(lead: Harness, db:
     assert decoy.status == RunStatus.COMPLETED
     with db.session() as session:
         assert session.exec(select(Approval).where(Approval.run_id == decoy.id)).all() == []
-    approve_all = button(lead, "approve_batch")
+    approve_all = lead.shown_button("approve_batch")
     assert approve_all["text"]["text"] == "Approve all 2"
     lead.send.click("approve_batch", approve_all["value"], message_ts=card["ts"])
     lead.drain()
@@ -147,7 +136,7 @@ def test_approve_all_racing_a_reject_leaves_each_ticket_one_outcome(lead: Harnes
     lead.send.click("draft_for_these", offer["value"], message_ts=offer["ts"])
     lead.drain()
     card = batch_card(lead)
-    approve_all = button(lead, "approve_batch")
+    approve_all = lead.shown_button("approve_batch")
     kid = children(db)["KITE-163"]
     with db.session() as session:
         draft = session.exec(select(Approval).where(Approval.run_id == kid.id)).one()

@@ -3,6 +3,8 @@ built with the pure builders in bot/slack_ui. Nothing here sends; bot/outbox/sen
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -193,7 +195,13 @@ class Renderer:
 
     def _post_or_update(self, row: Outbox, text: str, blocks: list[dict[str, Any]],
                         state: dict[str, Any]) -> Delivery:
+        """Post the message, or update it; an update that would show exactly what Slack shows already is not
+        sent (a writer bumps a row whenever what it shows may have changed; chat.update is Tier 3)."""
+        shown = hashlib.sha256(json.dumps([text, blocks], sort_keys=True).encode()).hexdigest()[:16]
+        state = {**state, "shown": shown}
         if row.ts is not None:
+            if (row.state or {}).get("shown") == shown:
+                return Delivery([], state)
             return Delivery([Call("chat.update", {"channel": row.channel, "ts": row.ts, "text": text,
                                                   "blocks": blocks})], state)
         args: dict[str, Any] = {"channel": row.channel, "text": text, "blocks": blocks, "unfurl_links": False,

@@ -188,3 +188,21 @@ def test_kitebase_also_at_the_terminal(settings: Any, db: Any, monkeypatch: pyte
     rejected = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["run_id"]
     assert main(["also", str(rejected), "--tickets", "KITE-205"]) == 2
     assert f"Run #{rejected} is escalated: a batch starts from a completed run" in capsys.readouterr().err
+
+
+def test_a_slash_command_run_gets_its_batch_card_in_its_own_thread(lead: Harness, db: Any) -> None:
+    """A run asked for with /kitebase threads under the "<@lead> asked: …" message: its batch card goes there too."""
+    status, _ = lead.send.command(GOAL)
+    assert status == 200
+    lead.drain()
+    card = lead.approval_card()
+    lead.send.click("approve_reply", card["value"], message_ts=card["ts"])
+    lead.drain()
+    offer = lead.shown_button("draft_for_these")
+    lead.send.click("draft_for_these", offer["value"], message_ts=offer["ts"])
+    lead.drain()
+    batch = batch_card(lead)
+    asked = [ts for (_, ts), m in lead.slack.messages.items() if "asked:" in (m.get("text") or "")]
+    assert len(asked) == 1 and lead.slack.messages[(batch["channel"], batch["ts"])]["thread_ts"] == asked[0]
+    assert card["call"]["thread_ts"] == asked[0]
+    assert batch["all_text"].count("Draft waiting for a decision") == 2

@@ -20,6 +20,7 @@ from bot.runs.execution.processes import Liveness
 from bot.runs.intake import fan_out
 from bot.runs.lifecycle.service import RunService
 from bot.runs.reports import batches
+from bot.vocabulary import ChildState
 
 SIDE_BY_SIDE = 4  # children worked at once (the model budget paces them further)
 
@@ -68,7 +69,7 @@ def cmd_also(args: argparse.Namespace, settings: Settings) -> int:
         liveness.stop()
     if args.json:
         print(redact(json.dumps(_json(view), ensure_ascii=False, default=str)))
-    return EXIT_OK if view["done"] and not any(c["state"] == "handed_over" for c in view["children"]) \
+    return EXIT_OK if view["done"] and not any(c["state"] == ChildState.HANDED_OVER for c in view["children"]) \
         else EXIT_STOPPED
 
 
@@ -92,7 +93,7 @@ def _show(view: dict[str, Any], out: Any, *, drafts: bool = True) -> None:
         approval = child.get("approval") or {}
         print(f"\n{child['ticket_id']} · {ticket.get('customer', '?')} · run {child['run_id']}: "
               f"{_line(child)}", file=out)
-        if drafts and child["state"] == "draft":
+        if drafts and child["state"] == ChildState.DRAFT:
             print(f"  ┌ draft (approval {approval['id']}) " + "─" * 40, file=out)
             for line in approval["message"].splitlines():
                 print("  │ " + line, file=out)
@@ -106,15 +107,16 @@ def _show(view: dict[str, Any], out: Any, *, drafts: bool = True) -> None:
 def _line(child: dict[str, Any]) -> str:
     approval = child.get("approval") or {}
     state = child["state"]
-    if state == "sent":
+    if state == ChildState.SENT:
         return f"replied ({approval['status']} by {approval['decided_by']})" + (
             "; linked as an incident" if child["linked"] else "")
-    if state in ("declined", "finished"):
+    if state in (ChildState.DECLINED, ChildState.FINISHED):
         return f"declined: {child['declined']}"
-    if state == "handed_over":
+    if state == ChildState.HANDED_OVER:
         return f"handed to a person ({child['run_status']}): {child['reason']}"
-    return {"draft": "a draft waits", "working": "still working", "sending": "approved, sending",
-            "not_sent": f"approved but not sent: {(approval.get('result') or {}).get('text', '')}"}[state]
+    return {ChildState.DRAFT: "a draft waits", ChildState.WORKING: "still working",
+            ChildState.SENDING: "approved, sending",
+            ChildState.NOT_SENT: f"approved but not sent: {(approval.get('result') or {}).get('text', '')}"}[state]
 
 
 def _decide(service: RunService, view: dict[str, Any], mode: str, actor: str, out: Any) -> list[int]:
@@ -126,7 +128,7 @@ def _decide(service: RunService, view: dict[str, Any], mode: str, actor: str, ou
         print(f"\n→ approved automatically (--approve auto) as {actor}", file=out)
         return result.run_ids
     for child in view["children"]:
-        if child["state"] != "draft":
+        if child["state"] != ChildState.DRAFT:
             continue
         approval_id = child["approval"]["id"]
         if mode == "reject":

@@ -75,6 +75,22 @@ class ArrivalState(StrEnum):
 OPEN_ARRIVALS = (ArrivalState.NEW, ArrivalState.WAITING)
 
 
+class ChildState(StrEnum):
+    """Where a fan-out child stands on its batch card (derived from its run and its draft, never stored)."""
+
+    WORKING = "working"  # queued, running, or revising after a rejection
+    DRAFT = "draft"  # its draft waits for a decision
+    SENDING = "sending"  # approved, the reply not yet sent
+    SENT = "sent"
+    NOT_SENT = "not_sent"  # approved, but the desk refused the reply
+    DECLINED = "declined"  # the fix does not apply: its "Declined:" reason
+    FINISHED = "finished"  # ended without a draft or a "Declined:" line
+    HANDED_OVER = "handed_over"  # escalated, failed
+
+
+CHILD_DONE = (ChildState.SENT, ChildState.NOT_SENT, ChildState.DECLINED, ChildState.HANDED_OVER, ChildState.FINISHED)
+
+
 # --- kinds ---------------------------------------------------------------------------------------------------
 
 

@@ -207,6 +207,16 @@ def db(settings: Settings):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def lead(settings, db):
+    """The Slack app with one approver, ULEAD (UOTHER is a colleague who may not decide)."""
+    from standins.slack_harness import start_harness
+
+    h, stop = start_harness(settings.model_copy(update={"approvers": frozenset({"ULEAD"})}), db)
+    yield h
+    stop()
+
+
+@pytest.fixture
 def harness(settings, db):
     """The Slack app on signed HTTP against the Web API stand-in (standins/slack_harness.py), drained and stopped
     after the test."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from standins.slack_harness import Harness
-from tests.test_one_fix_for_many import lead, parent_done  # noqa: F401 - `lead` is a fixture
+from tests.test_one_fix_for_many import parent_done
 
 CARD_TITLE = "The fix approved on KITE-142"
 

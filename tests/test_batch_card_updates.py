@@ -7,19 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 from sqlmodel import col, func, select
 
 from bot.db.models import Outbox, Run, Step
-from standins.slack_harness import Harness, start_harness
+from standins.slack_harness import Harness
 from tests.test_one_fix_for_many import batch_card, parent_done
-
-
-@pytest.fixture
-def lead(settings: Any, db: Any) -> Any:
-    harness, stop = start_harness(settings.model_copy(update={"approvers": frozenset({"ULEAD"})}), db)
-    yield harness
-    stop()
 
 
 def test_a_childs_steps_update_the_batch_card_only_when_what_it_shows_changes(lead: Harness, db: Any) -> None:

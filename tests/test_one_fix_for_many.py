@@ -16,18 +16,10 @@ from sqlmodel import col, select
 from bot.cli import main
 from bot.db.models import Approval, Batch, Run, Ticket
 from bot.vocabulary import ApprovalStatus, RunStatus
-from standins.slack_harness import Harness, start_harness
+from standins.slack_harness import Harness
 from tests.helpers import staff_replies
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
-
-
-@pytest.fixture
-def lead(settings: Any, db: Any) -> Any:
-    """The Slack app with one approver, ULEAD (UOTHER is a colleague who may not decide)."""
-    harness, stop = start_harness(settings.model_copy(update={"approvers": frozenset({"ULEAD"})}), db)
-    yield harness
-    stop()
 
 
 def parent_done(harness: Harness) -> tuple[str, dict[str, Any]]:

@@ -14,6 +14,7 @@ from bot.slack_ui.blocks import APPROVE, APPROVE_ALL, EDIT, REJECT, Message, who
 from bot.slack_ui.cards import approval_value, decision_line
 from bot.slack_ui.limits import MAX_BLOCKS_MESSAGE, button, clip, context, escape, header, mrkdwn_section
 from bot.slack_ui.sources import section_link
+from bot.vocabulary import ChildState
 
 SAME_RUN_WORDS = 12  # an unchanged stretch longer than this is shown as its ends and "…"
 SHOWN_CHARS = 1400  # of a draft on the card (the Edit form holds all of it)
@@ -78,15 +79,15 @@ def _child_blocks(child: dict[str, Any], reference: str, help_url: str | None,
             + f"\n{escape(ticket.get('title') or '')}")
     state, approval = child["state"], child.get("approval")
     blocks = [mrkdwn_section(f"{head}\n{_status(child)}")]
-    if approval is not None and state in ("draft", "sending", "sent", "not_sent"):
+    if approval is not None and state in (ChildState.DRAFT, ChildState.SENDING, ChildState.SENT, ChildState.NOT_SENT):
         blocks.append(mrkdwn_section("> " + shortened_diff(approval["message"], reference).replace("\n", "\n> ")))
         cited = [s for s in (approval.get("sources") or {}).get("cited") or []]
         problems = (approval.get("sources") or {}).get("problems") or []
         line = "Cites " + (", ".join(section_link(s["id"], help_url) for s in cited) if cited else "nothing")
-        if problems and state == "draft":
+        if problems and state == ChildState.DRAFT:
             line += " · :warning: " + escape("; ".join(problems))
         blocks.append(context(clip(line + " · bold: what differs from the approved reply", 2900)))
-    if approval is not None and state == "draft":
+    if approval is not None and state == ChildState.DRAFT:
         value = approval_value(approval["id"], approval["fingerprint"])
         blocks.append({"type": "actions", "block_id": f"batch-approval-{approval['id']}", "elements": [
             button("Approve and send", APPROVE, value, "primary"), button("Edit…", EDIT, value),
@@ -96,27 +97,30 @@ def _child_blocks(child: dict[str, Any], reference: str, help_url: str | None,
 
 def _status(child: dict[str, Any]) -> str:
     state, approval = child["state"], child.get("approval") or {}
-    if state == "working":
+    if state == ChildState.WORKING:
         rejected = approval.get("status") == "rejected"
         return (f"_Revising: {who(approval.get('decided_by'))} rejected the draft._" if rejected
                 else "_Reading the ticket and deciding…_")
-    if state == "draft":
+    if state == ChildState.DRAFT:
         return "*Draft waiting for a decision.*"
-    if state in ("sending", "sent", "not_sent"):
+    if state in (ChildState.SENDING, ChildState.SENT, ChildState.NOT_SENT):
         line = decision_line(approval["status"], approval.get("decided_by"), approval.get("decided_at"),
                              approval.get("reason"), approval.get("result"))
         return line + (" Linked as an incident of the problem." if child.get("linked") else "")
-    if state == "declined":
+    if state == ChildState.DECLINED:
         return f":no_entry_sign: *Declined*: {escape(child.get('declined') or '')}"
-    if state == "finished":
+    if state == ChildState.FINISHED:
         return f"*No draft*: {escape(clip(child.get('declined') or '', 400))}"
     return f":raising_hand: *Handed to a person* ({escape(str(child['run_status']))}): {escape(clip(child.get('reason') or '', 400))}"
 
 
 def _word(child: dict[str, Any]) -> str:
-    return {"working": "working", "draft": "draft waiting", "sending": "sending", "sent": "replied",
-            "not_sent": "not sent", "declined": "declined", "finished": "no draft"}.get(child["state"],
-                                                                                        "handed to a person")
+    return _WORDS.get(child["state"], "handed to a person")
+
+
+_WORDS = {ChildState.WORKING: "working", ChildState.DRAFT: "draft waiting", ChildState.SENDING: "sending",
+          ChildState.SENT: "replied", ChildState.NOT_SENT: "not sent", ChildState.DECLINED: "declined",
+          ChildState.FINISHED: "no draft"}
 
 
 def _footer(view: dict[str, Any]) -> list[dict[str, Any]]:

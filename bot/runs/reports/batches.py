@@ -13,11 +13,7 @@ from bot.db.models import Approval, Batch, Run, Ticket
 from bot.runs.intake import fan_out
 from bot.runs.lifecycle import citations
 from bot.runs.reports.for_slack import ticket_brief
-from bot.vocabulary import LIVE, ApprovalStatus, RunStatus
-
-# Where a child stands, as the card shows it.
-WORKING, DRAFT, SENDING, SENT, NOT_SENT, DECLINED, HANDED_OVER, FINISHED = (
-    "working", "draft", "sending", "sent", "not_sent", "declined", "handed_over", "finished")
+from bot.vocabulary import CHILD_DONE, LIVE, ApprovalStatus, ChildState, RunStatus
 
 
 def batch(db: Database, batch_id: int) -> dict[str, Any] | None:
@@ -30,9 +26,9 @@ def batch(db: Database, batch_id: int) -> dict[str, Any] | None:
         return {"id": row.id, "parent_run_id": row.parent_run_id, "problem": row.problem_ticket_id,
                 "requested_by": row.requested_by, "reference": dict(row.reference or {}),
                 "skipped": list(row.skipped or []), "children": children,
-                "working": sum(c["state"] == WORKING for c in children),
-                "pending": [c["approval"] for c in children if c["state"] == DRAFT],
-                "done": all(c["state"] in (SENT, NOT_SENT, DECLINED, HANDED_OVER, FINISHED) for c in children)}
+                "working": sum(c["state"] == ChildState.WORKING for c in children),
+                "pending": [c["approval"] for c in children if c["state"] == ChildState.DRAFT],
+                "done": all(c["state"] in CHILD_DONE for c in children)}
 
 
 def offer(db: Database, run_id: int, desk_kind: str) -> list[str]:
@@ -64,7 +60,7 @@ def _child(session: Session, run: Run, problem: str) -> dict[str, Any]:
                             "approval": _approval(session, approval, run) if approval is not None else None}
     view["declined"] = declined_reason(run.answer) if run.status == RunStatus.COMPLETED else None
     view["state"] = _state(run, approval, view["declined"])
-    if view["state"] == FINISHED:
+    if view["state"] == ChildState.FINISHED:
         view["declined"] = (run.answer or "finished without a draft").strip()[:500]
     return view
 
@@ -78,15 +74,15 @@ def _approval(session: Session, row: Approval, run: Run) -> dict[str, Any]:
             "sources": citations.check(session, message, run.messages or [], row.tool_use_id)}
 
 
-def _state(run: Run, approval: Approval | None, declined: str | None) -> str:
+def _state(run: Run, approval: Approval | None, declined: str | None) -> ChildState:
     if approval is not None and approval.status == ApprovalStatus.PENDING:
-        return DRAFT
+        return ChildState.DRAFT
     if approval is not None and approval.status in (ApprovalStatus.APPROVED, ApprovalStatus.EDITED):
         if approval.result is None:
-            return SENDING
-        return NOT_SENT if approval.result.get("is_error") else SENT
+            return ChildState.SENDING
+        return ChildState.NOT_SENT if approval.result.get("is_error") else ChildState.SENT
     if run.status in LIVE:
-        return WORKING  # queued, running, or revising after a rejection
+        return ChildState.WORKING  # queued, running, or revising after a rejection
     if run.status == RunStatus.COMPLETED:
-        return DECLINED if declined else FINISHED
-    return HANDED_OVER  # escalated, failed, stopped
+        return ChildState.DECLINED if declined else ChildState.FINISHED
+    return ChildState.HANDED_OVER  # escalated, failed, stopped

@@ -27,10 +27,11 @@ class RunStatus(StrEnum):
     COMPLETED = "completed"
     ESCALATED = "escalated"
     FAILED = "failed"
+    STOPPED = "stopped"  # a person pressed Stop: nothing more ran; `kitebase resume` or Resume run continues it
 
 
 LIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.AWAITING_APPROVAL)  # at most one live run per ticket
-TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.ESCALATED, RunStatus.FAILED})
+TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.ESCALATED, RunStatus.FAILED, RunStatus.STOPPED})
 
 
 class ApprovalStatus(StrEnum):
@@ -41,6 +42,7 @@ class ApprovalStatus(StrEnum):
     EDITED = "edited"  # approved with a person's changes
     REJECTED = "rejected"
     EXPIRED = "expired"  # nobody decided within KITEBASE_APPROVAL_TTL
+    WITHDRAWN = "withdrawn"  # the run was stopped while the draft waited: never sent
 
 
 DECIDED_BY_PEOPLE = (ApprovalStatus.APPROVED, ApprovalStatus.EDITED, ApprovalStatus.REJECTED)
@@ -126,6 +128,7 @@ class StopKind(StrEnum):
     APPROVAL_EXPIRED = "approval_expired"
     STUCK = "stuck"
     FAILURE = "failure"  # an internal error
+    STOPPED = "stopped"  # a person pressed Stop
 
 
 # --- what a run uses -----------------------------------------------------------------------------------------

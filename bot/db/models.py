@@ -175,6 +175,9 @@ class Run(Usage, Allowance, table=True):
     origin: dict | None = json_column()  # where the request came from (cli, slack channel/thread)
     thread_key: str | None = Field(default=None, index=True, max_length=200)  # "C123:1700000000.000100"
     batch_id: int | None = Field(default=None, index=True)  # a fan-out child: the batch it drafts for (Batch)
+    # A person pressed Stop while a worker held the run: the worker stops it at its next check (bot/runs/lifecycle/stops.py)
+    stop_requested_by: str | None = None
+    stop_requested_at: datetime | None = None
 
     # The conversation, stored whole after every turn; the tool results of a turn that waits
     # for approval are held in `pending_results` until every gated call is decided.

@@ -9,17 +9,19 @@ from bot.vocabulary import RunStatus
 
 QUEUED, RUNNING, AWAITING = RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.AWAITING_APPROVAL
 COMPLETED, ESCALATED, FAILED = RunStatus.COMPLETED, RunStatus.ESCALATED, RunStatus.FAILED
+STOPPED = RunStatus.STOPPED
 
 TRANSITIONS: dict[RunStatus, frozenset[RunStatus]] = {
-    QUEUED: frozenset({RUNNING, ESCALATED, FAILED}),
-    RUNNING: frozenset({RUNNING, AWAITING, COMPLETED, ESCALATED, FAILED}),
-    AWAITING: frozenset({AWAITING, RUNNING, ESCALATED, FAILED}),
-    # A finished run is reopened by a follow-up or a resume; it goes back through `queued`.
+    QUEUED: frozenset({RUNNING, ESCALATED, FAILED, STOPPED}),
+    RUNNING: frozenset({RUNNING, AWAITING, COMPLETED, ESCALATED, FAILED, STOPPED}),
+    AWAITING: frozenset({AWAITING, RUNNING, ESCALATED, FAILED, STOPPED}),
+    # A finished or stopped run is reopened by a follow-up or a resume; it goes back through `queued`.
     COMPLETED: frozenset({QUEUED}),
     ESCALATED: frozenset({QUEUED}),
     FAILED: frozenset({QUEUED}),
+    STOPPED: frozenset({QUEUED}),
 }
-_SAME_IS_NO_CHANGE = frozenset({QUEUED, COMPLETED, ESCALATED, FAILED})
+_SAME_IS_NO_CHANGE = frozenset({QUEUED, COMPLETED, ESCALATED, FAILED, STOPPED})
 _KNOWN = frozenset(RunStatus)
 
 

@@ -31,6 +31,7 @@ from bot.cli_run import (
     cmd_run,
     open_database,
 )
+from bot.cli_stop import add_stop_command
 from bot.config import Settings
 from bot.db.models import Run, Step
 from bot.db.open import DatabaseUnusable
@@ -114,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=cmd_decide, decision=name)
 
     add_also_command(sub)
+    add_stop_command(sub)
 
     resume = sub.add_parser("resume", help="continue a stored run (after a crash, or a stopped run with a fresh allowance)")
     resume.add_argument("run_id", type=int)

@@ -183,7 +183,8 @@ def hint_waiting(service: RunService, run_id: int, out: Any) -> None:
 def finish(run_id: int, state: RunState, args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         print(redact(json.dumps(run_json(run_id, state), ensure_ascii=False)))
-    return {RunStatus.COMPLETED: EXIT_OK, RunStatus.ESCALATED: EXIT_STOPPED, RunStatus.AWAITING_APPROVAL: EXIT_STOPPED}.get(
+    return {RunStatus.COMPLETED: EXIT_OK, RunStatus.ESCALATED: EXIT_STOPPED, RunStatus.STOPPED: EXIT_STOPPED,
+            RunStatus.AWAITING_APPROVAL: EXIT_STOPPED}.get(
         state.status, EXIT_INTERNAL)
 
 

@@ -40,10 +40,9 @@ def run_worker(settings: Settings) -> int:
     sender = groups = None
     if settings.slack_bot_token is not None:
         from bot.outbox.sender import OutboxSender
-        from bot.slack.authz import GroupCache
         from bot.slack.client import make_client
 
-        sender, groups = OutboxSender(db, settings, make_client(settings)).start(), GroupCache()
+        sender, groups = OutboxSender(db, settings, make_client(settings)).start(), service.people.groups
 
     continuations = Continuations()
 

@@ -17,7 +17,7 @@ from bot.config import Settings
 from bot.db.models import Run
 from bot.runs.execution.desk_work import intake
 from bot.runs.intake.rules import load
-from bot.slack.authz import approvers_hint
+from bot.runs.lifecycle.people import approvers_hint
 from bot.vocabulary import RunStatus
 from standins.slack_harness import start_harness
 from tests.helpers import run_row, staff_replies

@@ -59,7 +59,7 @@ def test_draft_for_these_then_approve_all_sends_once_to_each_and_links_them(lead
     lead.send.click("draft_for_these", offer["value"], message_ts=offer["ts"], user="UOTHER")  # not an approver
     lead.drain()
     assert children(db) == {}, "a colleague who may not decide starts nothing"
-    assert any("Only the approvers can do that" in c["text"] for c in lead.slack.calls_to("chat.postEphemeral"))
+    assert any("not allowed to decide on drafts here" in c["text"] for c in lead.slack.calls_to("chat.postEphemeral"))
 
     lead.send.click("draft_for_these", offer["value"], message_ts=offer["ts"])
     lead.send.click("draft_for_these", offer["value"], message_ts=offer["ts"])  # a double click

@@ -12,8 +12,9 @@ from sqlmodel import select
 from bot.config import Settings
 from bot.db.models import Outbox
 from bot.runs.execution import reminders, sweeps
+from bot.runs.lifecycle.people import approvers_hint, may_decide, unknown_groups, watched_groups
 from bot.runs.lifecycle.service import RunService
-from bot.slack.authz import GroupCache, approvers_hint, may_decide, unknown_groups, watched_groups
+from bot.slack.groups import GroupCache
 from bot.slack_ui.blocks import build_reminder
 from standins.slack_server import message_block_errors
 from tests.helpers import approvals_of

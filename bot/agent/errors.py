@@ -44,3 +44,11 @@ class MalformedHistory(Exception):
     def __init__(self, problems: list[str]):
         super().__init__("; ".join(problems))
         self.problems = problems
+
+
+class StopRequested(Exception):
+    """A person asked the run to stop (Stop in Slack, `kitebase stop`): it ends at once, resumable."""
+
+    def __init__(self, who: str):
+        super().__init__(f"stopped by {who}")
+        self.who = who

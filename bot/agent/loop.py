@@ -14,14 +14,15 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.agent import capabilities, checks, history, pricing
-from bot.agent.errors import DeadlineReached, GuardTripped, MalformedHistory, ModelCallFailed
+from bot.agent.errors import DeadlineReached, GuardTripped, MalformedHistory, ModelCallFailed, StopRequested
 from bot.agent.guards import Limits
+from bot.agent.interrupt import StopCheck, stop_asked, unless_stopped
 from bot.agent.model import ModelClient, ModelResponse
 from bot.agent.observer import Observer, Observers
 from bot.agent.prompts import SYSTEM_PROMPT
 from bot.agent.screen import Screen
 from bot.agent.summary import summarize
-from bot.agent.toolrun import run_calls
+from bot.agent.toolrun import STOPPED_BY, run_calls
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.redact import redact
@@ -55,8 +56,10 @@ STOP_MESSAGES = {
 class AgentLoop:
     def __init__(self, *, model: ModelClient, registry: dict[str, Tool], settings: Settings, db: Database,
                  observer: Observer | None = None, clock: Callable[[], float] = time.monotonic,
-                 system_prompt: str = SYSTEM_PROMPT, run_id: int | None = None, execute: Execute = execute):
+                 system_prompt: str = SYSTEM_PROMPT, run_id: int | None = None, execute: Execute = execute,
+                 stop_check: StopCheck | None = None):
         self.model, self.registry, self.settings, self.db = model, registry, settings, db
+        self.stop_check = stop_check  # who asked the run to stop (the run layer reads it from the run's row)
         self.execute = execute  # tools.execute; the run layer's is wrapped by bot/telemetry
         self.observer = Observers(observer) if observer else Observer()  # an observer failing never stops a run
         self.clock = clock
@@ -81,10 +84,15 @@ class AgentLoop:
 
         while state.status == RunStatus.RUNNING:
             try:
+                if who := stop_asked(self.stop_check):
+                    raise StopRequested(who)
                 self.limits.check(state, active())
                 time_left = self.limits.deadline_seconds - active()
                 self._wait_for_capacity(state, checkpoint)
                 step = self._turn(state, time_left=time_left)
+            except StopRequested as stop:
+                self.stop(state, stop.who)
+                step = StepRecord(number=state.steps, kind=StepKind.STOP, text=state.reason)
             except GuardTripped as guard:
                 self.escalate(state, StopKind.GUARD, str(guard))
                 step = StepRecord(number=state.steps, kind=StepKind.GUARD, text=state.reason)
@@ -114,8 +122,9 @@ class AgentLoop:
     def _turn(self, state: RunState, time_left: float) -> StepRecord:
         history.check(state.messages)
         self.observer.on_model_call(state)
-        response = self.model.complete(system=self.system_prompt, tools=self.definitions, messages=state.messages,
-                                       max_tokens=self.max_tokens, timeout=time_left)
+        response = unless_stopped(lambda: self.model.complete(
+            system=self.system_prompt, tools=self.definitions, messages=state.messages, max_tokens=self.max_tokens,
+            timeout=time_left), self.stop_check)
         step = self._account(state, response)
         problems = checks.response_problems(response.content, checks.earlier_tool_ids(state.messages))
         if problems:  # acted on nothing: not appended, no tool run; the raw response stays in the step log
@@ -168,7 +177,9 @@ class AgentLoop:
                                            "and this one goes on when its turn comes")
                     checkpoint(state, step)
                     self.observer.on_step(state, step)
-                time.sleep(min(wait, 5.0))
+                if who := stop_asked(self.stop_check):
+                    raise StopRequested(who)
+                time.sleep(min(wait, 1.0))
             granted = True
         finally:
             self.waited += self.clock() - started
@@ -224,6 +235,11 @@ class AgentLoop:
         state.status, state.answer, state.stop_kind, state.reason = RunStatus.COMPLETED, answer, None, None
         state.summary = summarize(state.messages)
 
+    def stop(self, state: RunState, who: str) -> None:
+        """A person stopped the run: nothing more runs; it keeps its history and can be resumed."""
+        state.status, state.stop_kind, state.reason = RunStatus.STOPPED, StopKind.STOPPED, f"stopped by {who}"
+        state.summary = redact(summarize(state.messages, [c.__dict__ for c in state.pending_calls]))
+
     def escalate(self, state: RunState, kind: StopKind, reason: str) -> None:
         """The run stops and goes to a person; its reason and summary are cut of secrets before anyone sees them."""
         state.status, state.stop_kind, state.reason = RunStatus.ESCALATED, kind, redact(reason)
@@ -251,10 +267,13 @@ class AgentLoop:
                 records[use["id"]] = self._record(use, verdict, 0, "refused")
         self._run_tools(runnable, results, records)
 
+        stopped_by = next((r.data[STOPPED_BY] for r in results.values() if isinstance(r.data, dict) and
+                           STOPPED_BY in r.data), None) or (stop_asked(self.stop_check) if held else None)
         escalation = next((results[u["id"]].data["reason"] for u in uses if self._ends_run(u, results)), None)
-        if escalation and held:
+        if (escalation or stopped_by) and held:
+            not_run = f"Not run: {stopped_by} stopped the run." if stopped_by else "Not run: the run was handed to a person."
             for call in held:
-                results[call.tool_use_id] = ToolResult("Not run: the run was handed to a person.", is_error=True)
+                results[call.tool_use_id] = ToolResult(not_run, is_error=True)
                 records[call.tool_use_id] = self._record({"id": call.tool_use_id, "name": call.name,
                                                           "input": call.input}, results[call.tool_use_id], 0, "refused")
             held = []
@@ -272,13 +291,16 @@ class AgentLoop:
             state.summary = summarize(state.messages, [c.__dict__ for c in held])
             return
         state.messages.append({"role": "user", "content": blocks})
-        if escalation:
+        if stopped_by:
+            self.stop(state, stopped_by)
+        elif escalation:
             self.escalate(state, StopKind.MODEL_REQUEST, f"the agent asked for a person: {escalation}")
 
     def _run_tools(self, uses: list[dict[str, Any]], results: dict[str, ToolResult],
                    records: dict[str, dict[str, Any]]) -> None:
         """Read-only calls run concurrently; calls with side effects then run one by one, in order."""
-        ran = run_calls(self.registry, uses, self._context, self.settings.tool_timeout_seconds, self.execute)
+        ran = run_calls(self.registry, uses, self._context, self.settings.tool_timeout_seconds, self.execute,
+                        stopped=lambda: stop_asked(self.stop_check))
         for use in uses:
             result, latency = ran[str(use["id"])]
             results[use["id"]] = result

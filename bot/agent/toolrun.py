@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -14,23 +15,36 @@ from typing import Any
 from tools import Execute, Tool, ToolContext, ToolResult, execute
 
 logger = logging.getLogger(__name__)
+STOPPED_BY = "stopped_by"  # in a "Not run" result's data: who stopped the run
 _pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="kitebase-tool")
 
 
 def run_calls(registry: dict[str, Tool], uses: list[dict[str, Any]], context_for: Any,
-              timeout: float, execute: Execute = execute) -> dict[str, tuple[ToolResult, int]]:
-    """tool_use id -> (result, latency in ms), for every call in `uses`."""
+              timeout: float, execute: Execute = execute,
+              stopped: Callable[[], str | None] = lambda: None) -> dict[str, tuple[ToolResult, int]]:
+    """tool_use id -> (result, latency in ms), for every call in `uses`. Once `stopped` names who stopped the run
+    (asked before the reads start and before each write), no further call starts: each gets a "Not run" result
+    whose data carries STOPPED_BY."""
     reads = [u for u in uses if _read_only(registry, u)]
     writes = [u for u in uses if not _read_only(registry, u)]
+    if reads and (who := stopped()):
+        return {str(u["id"]): (_not_run(who), 0) for u in uses}
     started = {str(u["id"]): time.monotonic() for u in reads}
     futures = {str(u["id"]): _pool.submit(_execute, execute, registry, context_for(u["id"]), u) for u in reads}
     results = {tool_id: _wait(future, registry, _use(uses, tool_id), timeout, started[tool_id])
                for tool_id, future in futures.items()}
     for use in writes:
+        if who := stopped():
+            results.update({str(u["id"]): (_not_run(who), 0) for u in writes if str(u["id"]) not in results})
+            break
         begun = time.monotonic()
         results[str(use["id"])] = _wait(_pool.submit(_execute, execute, registry, context_for(use["id"]), use), registry,
                                         use, timeout, begun)
     return results
+
+
+def _not_run(who: str) -> ToolResult:
+    return ToolResult(f"Not run: {who} stopped the run.", {STOPPED_BY: who}, is_error=True)
 
 
 def _execute(execute: Execute, registry: dict[str, Tool], ctx: ToolContext, use: dict[str, Any]) -> ToolResult:

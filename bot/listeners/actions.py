@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import Ack, App
@@ -17,7 +18,6 @@ from bot.listeners.context import SlackContext
 from bot.runs import BadInput
 from bot.runs.lifecycle import escalations
 from bot.runs.reports import feedback, for_slack
-from bot.slack.authz import approvers_hint, may_decide, unknown_groups
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
 from bot.slack_ui.feedback_note import build_feedback_modal
@@ -112,6 +112,15 @@ def register(app: App, ctx: SlackContext) -> None:
         else:
             tell_clicker(ctx, body, f"Thanks: your thumbs up on run #{run_id} is recorded.")
 
+    @app.action(ui.STOP)
+    def handle_stop(ack: Ack, body: dict[str, Any]) -> None:
+        run_id = whole_number(button_value(body).get("run_id"))
+        if run_id is None:
+            tell_clicker(ctx, body, "That Stop button is broken; nothing was stopped.")
+        else:
+            stop_and_tell(ctx, run_id, clicked_by(body), lambda text: tell_clicker(ctx, body, text))
+        ack()
+
     @app.action(re.compile(".*"))
     def handle_unknown_action(ack: Ack, body: dict[str, Any]) -> None:
         action = (body.get("actions") or [{}])[0].get("action_id")
@@ -136,15 +145,19 @@ def decide_and_continue(ctx: SlackContext, user: str, approval: dict[str, Any], 
     return None
 
 
+def stop_and_tell(ctx: SlackContext, run_id: int, user: str, tell: Callable[[str], None]) -> str:
+    """Stop a run for `user` (the rule is the run layer's); the run's thread says "Stopped by" once it has. The
+    person hears only what did not happen."""
+    outcome = ctx.service.stop(run_id, actor=user)
+    if outcome.outcome == "stopping":
+        ctx.dispatch(run_id)  # a run waiting for a decision, or queued, has no worker to notice the stop
+    else:
+        tell(escape(outcome.message))
+    return outcome.message
+
+
 def _not_allowed(ctx: SlackContext, user: str, approval: dict[str, Any]) -> str | None:
-    started_by = approval["run"]["started_by"]
-    reminded = approval.get("reminded_at") is not None
-    if may_decide(ctx.settings, ctx.groups, user, started_by, reminded):
-        return None
-    hint = approvers_hint(ctx.settings, started_by, reminded)
-    if unknown_groups(ctx.settings, ctx.groups, reminded):
-        return "I couldn't check the approver groups with Slack yet, so nothing was done; try again in a minute. " + hint
-    return "You're not allowed to decide on this reply. " + hint
+    return ctx.service.people.why_not_decide(user, approval["run"]["started_by"], approval.get("reminded_at") is not None)
 
 
 def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any] | None:
@@ -169,8 +182,9 @@ def _escalation_for(ctx: SlackContext, body: dict[str, Any]) -> int | None:
     if escalation_id is None or for_slack.escalation(ctx.db, escalation_id) is None:
         tell_clicker(ctx, body, "That escalation no longer exists.")
         return None
-    if ctx.settings.approvers and not may_decide(ctx.settings, ctx.groups, clicked_by(body), None):
-        tell_clicker(ctx, body, "Only the approvers can act on the human queue. " + approvers_hint(ctx.settings, None))
+    problem = ctx.service.people.why_not_steer(clicked_by(body), "act on the human queue")
+    if problem:
+        tell_clicker(ctx, body, problem)
         return None
     return escalation_id
 

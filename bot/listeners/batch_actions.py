@@ -14,7 +14,6 @@ from bot.listeners.context import SlackContext
 from bot.runs import BadInput
 from bot.runs.intake import fan_out
 from bot.runs.reports import batches
-from bot.slack.authz import approvers_hint, may_decide, unknown_groups
 from bot.slack_ui import blocks as ui
 
 logger = logging.getLogger(__name__)
@@ -73,9 +72,4 @@ def register(app: App, ctx: SlackContext) -> None:
 
 
 def _not_allowed(ctx: SlackContext, user: str, started_by: str | None) -> str | None:
-    if may_decide(ctx.settings, ctx.groups, user, started_by):
-        return None
-    hint = approvers_hint(ctx.settings, started_by)
-    if unknown_groups(ctx.settings, ctx.groups):
-        return "I couldn't check the approver groups with Slack yet, so nothing was done; try again in a minute. " + hint
-    return "Only the approvers can do that here; nothing was done. " + hint
+    return ctx.service.people.why_not_decide(user, started_by)

@@ -1,4 +1,4 @@
-"""/kitebase handle KITE-142 · queue · status KITE-142 · intake status|pause|resume [RULE] · help"""
+"""/kitebase handle KITE-142 · queue · status KITE-142 · stop RUN · intake status|pause|resume [RULE] · help"""
 
 from __future__ import annotations
 
@@ -8,20 +8,21 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from bot.desk import ticket_ids_in
+from bot.listeners.actions import stop_and_tell
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs import BadInput
 from bot.runs.intake import control
 from bot.runs.intake.record import Request
+from bot.runs.lifecycle.people import may_decide, mentions
 from bot.runs.reports import for_slack
-from bot.slack.authz import may_decide, mentions
 from bot.slack_ui.intake import build_intake_changes, build_intake_status
 from bot.slack_ui.limits import escape
 from bot.slack_ui.queue import build_queue_message
 
 logger = logging.getLogger(__name__)
 USAGE = ("Try `/kitebase handle KITE-142, and tell me if other customers have hit the same problem`, "
-         "`/kitebase queue` or `/kitebase status KITE-142`. Approvers: `/kitebase intake status|pause|resume [RULE]`.")
+         "`/kitebase queue`, `/kitebase status KITE-142` or `/kitebase stop 12`. Approvers: `/kitebase intake status|pause|resume [RULE]`.")
 INTAKE_USAGE = "Try `/kitebase intake status`, `/kitebase intake pause RULE` or `/kitebase intake resume RULE`."
 
 
@@ -37,6 +38,8 @@ def register(app: App, ctx: SlackContext) -> None:
             ack(text=summary, blocks=blocks)
         elif word == "status":
             ack(_status(ctx, text))
+        elif word == "stop":
+            ack(_stop(ctx, str(command.get("user_id") or ""), text.split()[1:]))
         elif word == "intake":
             ack(_intake(ctx, str(command.get("user_id") or ""), text.split()[1:]))
         else:
@@ -52,6 +55,21 @@ def _status(ctx: SlackContext, text: str) -> str:
         return f"No runs for {ids[0]} yet."
     line = f"{ids[0]}: run #{run['id']} is *{run['status'].replace('_', ' ')}* ({run['steps']} model calls, ${run['cost_usd']:.4f})."
     return line + (f"\nReason: {escape(run['reason'])}" if run["reason"] else "")
+
+
+def _stop(ctx: SlackContext, user: str, words: list[str]) -> str:
+    """`/kitebase stop RUN` (a run number, or a ticket whose run works now)."""
+    target = words[0].lstrip("#") if len(words) == 1 else ""
+    run_id = int(target) if target.isdigit() else None
+    if run_id is None:
+        ids = ticket_ids_in(" ".join(words), ctx.settings.desk)
+        run = for_slack.ticket_status(ctx.db, ids[0]) if ids else None
+        if run is None:
+            return "Which run? e.g. `/kitebase stop 12` (the run number is in its thread) or `/kitebase stop KITE-142`."
+        run_id = int(run["id"])
+    said: list[str] = []
+    message = stop_and_tell(ctx, run_id, user, said.append)
+    return said[0] if said else escape(message) + " Its thread says when it has stopped."
 
 
 def _intake(ctx: SlackContext, user: str, words: list[str]) -> str:

@@ -4,7 +4,7 @@ side reads and writes runs only through the run layer (`service` and bot/runs/re
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk import WebClient
@@ -12,7 +12,7 @@ from slack_sdk import WebClient
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.runs.lifecycle.service import RunService
-from bot.slack.authz import GroupCache
+from bot.slack.groups import GroupCache
 
 
 @dataclass
@@ -21,8 +21,12 @@ class SlackContext:
     service: RunService
     client: WebClient  # for views.open only (a trigger_id lives 3 s); everything else goes through the outbox
     dispatch: Callable[[int], object] = lambda run_id: None
-    groups: GroupCache = field(default_factory=GroupCache)
     identity: Any = None  # bot.slack.identity.BotIdentity, set by build_app
+
+    @property
+    def groups(self) -> GroupCache:
+        """The user groups' members the run layer's rule reads (bot/runs/lifecycle/people.py); a timer refreshes them."""
+        return self.service.people.groups
 
     @property
     def db(self) -> Database:

@@ -12,6 +12,7 @@ from slack_bolt import App
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs.intake.record import Request
+from bot.slack_ui.limits import escape
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +25,10 @@ def register(app: App, ctx: SlackContext) -> None:
     @app.event("message")
     def handle_message(event: dict[str, Any], body: dict[str, Any]) -> None:
         _message(ctx, event, body)
+
+    @app.event("agent_session_stopped")
+    def handle_agent_session_stopped(event: dict[str, Any]) -> None:
+        _session_stopped(ctx, event)
 
     @app.event("app_home_opened")
     def handle_app_home_opened(event: dict[str, Any]) -> None:
@@ -48,3 +53,16 @@ def _request(event: dict[str, Any], body: dict[str, Any]) -> Request:
                    channel=str(event.get("channel") or ""), ts=str(event.get("ts") or ""),
                    thread_ts=str(event["thread_ts"]) if event.get("thread_ts") else None,
                    team=body.get("team_id") if isinstance(body.get("team_id"), str) else None)
+
+
+def _session_stopped(ctx: SlackContext, event: dict[str, Any]) -> None:
+    """Slack's own Stop on the agent session of a run's thread: the same stop as the button."""
+    channel, thread_ts, user = (str(event.get(k) or "") for k in ("channel", "thread_ts", "user"))
+    if not (channel and thread_ts and user):
+        logger.warning("agent_session_stopped without a channel, thread or user; ignored")
+        return
+    outcome = ctx.service.stop_thread(channel=channel, thread_ts=thread_ts, actor=user)
+    if outcome.outcome == "stopping" and outcome.run_id is not None:
+        ctx.dispatch(outcome.run_id)
+    elif outcome.outcome != "not_found":
+        ctx.tell(channel, user, escape(outcome.message), thread_ts=thread_ts)

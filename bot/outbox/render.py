@@ -12,8 +12,8 @@ from typing import Any
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Outbox
+from bot.runs.lifecycle.people import approvers_hint
 from bot.runs.reports import batches, for_slack
-from bot.slack.authz import approvers_hint
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
 from bot.slack_ui.batch import build_batch_card
@@ -74,7 +74,8 @@ class Renderer:
                                      else "message")
         if mode == "stream":
             return self._stream(row, view, state, closed, status)
-        text, blocks = ui.build_timeline(_header(view, payload), view["steps"], status)
+        text, blocks = ui.build_timeline(_header(view, payload), view["steps"], status,
+                                         stop_run=None if closed else view["run"]["id"])
         return self._post_or_update(row, text, blocks, {**state, "mode": "message"})
 
     def _stream(self, row: Outbox, view: dict[str, Any], state: dict[str, Any], closed: bool,
@@ -125,7 +126,8 @@ class Renderer:
         text, blocks = ui.build_final(run_id=run_id, status=p.get("status", ""), answer=p.get("answer"),
                                       reason=p.get("reason"), steps=p.get("steps", 0), tokens=p.get("tokens", 0),
                                       cost=p.get("cost_usd", 0.0), offer=offer,
-                                      batch_started=batches.batch_of_run(self.db, run_id) is not None)
+                                      batch_started=batches.batch_of_run(self.db, run_id) is not None,
+                                      stopped_by=p.get("stopped_by"))
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
     def _batch(self, row: Outbox) -> Delivery | None:

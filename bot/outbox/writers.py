@@ -218,7 +218,7 @@ def final(session: Session, run: Run, step_number: int) -> None:
     put(session, key=f"final:{run.id}:{step_number}", kind="final", priority=ANSWER, run_id=run.id,
         channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
         payload={"status": run.status, "answer": run.answer, "reason": run.reason, "steps": run.steps,
-                 "tokens": run.total_tokens, "cost_usd": run.cost_usd})
+                 "tokens": run.total_tokens, "cost_usd": run.cost_usd, "stopped_by": run.stop_requested_by})
 
 
 def endings_changed(session: Session, run_id: int) -> None:

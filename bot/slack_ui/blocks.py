@@ -27,6 +27,7 @@ EDIT_MODAL, REJECT_MODAL, CLOSE_MODAL = "edit_reply_modal", "reject_reply_modal"
 CLAIM, RESUME, CLOSE = "claim_escalation", "resume_run", "close_escalation"
 FEEDBACK, FEEDBACK_MODAL = "run_feedback", "run_feedback_modal"
 APPROVE_ALL, DRAFT_FOR_THESE = "approve_batch", "draft_for_these"  # one fix for many (bot/slack_ui/batch.py)
+STOP = "stop_run"  # the Stop button on a working run's timeline
 Message = tuple[str, list[dict[str, Any]]]
 TIMELINE_LINES = 40
 
@@ -106,7 +107,8 @@ _CLOSED: dict[str, str] = {
     RunStatus.AWAITING_APPROVAL: ":raised_hand: waiting for a person to decide on the draft below",
     RunStatus.COMPLETED: ":white_check_mark: finished (the answer is below)",
     RunStatus.ESCALATED: ":octagonal_sign: stopped and handed to the human queue (below)",
-    RunStatus.FAILED: ":octagonal_sign: failed and handed to the human queue (below)"}
+    RunStatus.FAILED: ":octagonal_sign: failed and handed to the human queue (below)",
+    RunStatus.STOPPED: ":black_square_for_stop: stopped by a person (below)"}
 
 
 def timeline_header(run_id: int, ticket_id: str | None, model: str | None, opening: dict[str, Any]) -> str:
@@ -127,8 +129,9 @@ def timeline_header(run_id: int, ticket_id: str | None, model: str | None, openi
     return f"Continuing run #{run_id} on *{ticket}*."
 
 
-def build_timeline(header: str, steps: list[dict[str, Any]], status: str) -> Message:
-    """The timeline as one message updated in place (when streaming is not available). `header` is mrkdwn."""
+def build_timeline(header: str, steps: list[dict[str, Any]], status: str, stop_run: int | None = None) -> Message:
+    """The timeline as one message updated in place (when streaming is not available). `header` is mrkdwn.
+    `stop_run`: the run works now, and the message carries its **Stop** button (gone once the stretch closes)."""
     lines = [line for step in steps for line in step_lines(step)]
     if len(lines) > TIMELINE_LINES:
         lines = [f"_… {len(lines) - TIMELINE_LINES} earlier lines left out_", *lines[-TIMELINE_LINES:]]
@@ -136,7 +139,19 @@ def build_timeline(header: str, steps: list[dict[str, Any]], status: str) -> Mes
     blocks = [mrkdwn_section(header)]
     blocks += [mrkdwn_section(chunk) for chunk in split_text(body, 2900)] if body else []
     blocks.append(context(status))
-    return clip("\n".join([header, *lines, status]), MESSAGE_TEXT), fit_blocks(blocks)
+    stop = [build_stop_button(stop_run)] if stop_run is not None else []
+    return clip("\n".join([header, *lines, status]), MESSAGE_TEXT), [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - len(stop)), *stop]
+
+
+def build_stop_button(run_id: int) -> dict[str, Any]:
+    """Stop: the run ends at once (an unfinished model call is abandoned), runs no further tool, sends nothing."""
+    return {"type": "actions", "block_id": f"stop_{run_id}", "elements": [{
+        **button("Stop", STOP, json.dumps({"run_id": run_id}), style="danger"),
+        "confirm": {"title": {"type": "plain_text", "text": "Stop this run?"},
+                    "text": {"type": "mrkdwn", "text": f"Run #{run_id} stops now and runs no further tool; nothing "
+                             "is sent to the customer. It can be resumed later."},
+                    "confirm": {"type": "plain_text", "text": "Stop"},
+                    "deny": {"type": "plain_text", "text": "Keep working"}}}]}
 
 
 def build_request(user: str, goal: str) -> Message:
@@ -161,7 +176,8 @@ def build_notice(text: str) -> Message:
 
 
 def build_final(*, run_id: int, status: str, answer: str | None, reason: str | None, steps: int, tokens: int,
-                cost: float, offer: list[str] | None = None, batch_started: bool = False) -> Message:
+                cost: float, offer: list[str] | None = None, batch_started: bool = False,
+                stopped_by: str | None = None) -> Message:
     """The run's ending. `offer`: the other open tickets its report names, when its reply was approved (the
     **Draft for these N** button); `batch_started`: that button was pressed (the batch card is in the thread)."""
     usage = usage_line(steps, tokens, cost, run_id)
@@ -169,6 +185,12 @@ def build_final(*, run_id: int, status: str, answer: str | None, reason: str | N
         safe = escape(answer or "")
         text = clip(safe, MESSAGE_TEXT - 200)
         blocks = [mrkdwn_section(chunk) for chunk in split_text(mention_ids(safe), 2900)]
+    elif status == RunStatus.STOPPED:
+        line = (f"Stopped by {who(stopped_by)}. Nothing more ran after the stop, and nothing was sent to the "
+                "customer that an approver had not approved before it.")
+        text = line.replace(who(stopped_by), escape(stopped_by or "someone"))
+        blocks = [mrkdwn_section(f":black_square_for_stop: {line}\nRun #{run_id} keeps everything it found: "
+                                 f"*Resume run* in the human queue or `kitebase resume {run_id}` continues it.")]
     else:
         text = escape(f"Stopped ({status}): {reason}")
         blocks = [mrkdwn_section(f":octagonal_sign: *Stopped ({status})*: {escape(reason or '')}\n"

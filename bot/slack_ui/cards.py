@@ -105,6 +105,8 @@ def decision_line(status: str, actor: str | None, when: datetime | None, reason:
     at = f" at {slack_time(when)}" if when else ""
     if status == ApprovalStatus.EXPIRED:
         return f"*Expired*{at}: nobody decided in time; *nothing was sent*."
+    if status == ApprovalStatus.WITHDRAWN:
+        return f"*Withdrawn*{at}: {who(actor)} stopped the run before anyone decided; *nothing was sent*."
     if status == ApprovalStatus.REJECTED:
         return f"*Rejected* by {who(actor)}{at}: {escape(reason or '')}. Nothing was sent; the agent revises."
     verb = "Edited" if status == ApprovalStatus.EDITED else "Approved"
@@ -123,7 +125,7 @@ def build_approval_decided(*, tool: str, arguments: dict[str, Any], target: dict
     title, text = _recipient(tool, arguments, target)
     line = decision_line(status, actor, when, reason, result)
     label = "What was sent:" if status in SENT and result and not result.get("is_error") \
-        else "The draft (not sent):" if status in (ApprovalStatus.REJECTED, ApprovalStatus.EXPIRED) else "The text:"
+        else "The draft (not sent):" if status in (ApprovalStatus.REJECTED, ApprovalStatus.EXPIRED, ApprovalStatus.WITHDRAWN) else "The text:"
     blocks = [header(title.rstrip("?")), *_ticket_lines(arguments, target, run_ticket, ticket_url), mrkdwn_section(label),
               *_body(tool, arguments, target), *build_sources(sources, help_url, warn=False), context(line)]
     plain = line.replace("*", "")

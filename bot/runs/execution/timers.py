@@ -16,8 +16,8 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.config import Settings
 from bot.runs.execution import processes, reminders, sweeps
+from bot.runs.lifecycle.people import watched_groups
 from bot.runs.lifecycle.service import RunService
-from bot.slack.authz import watched_groups
 
 logger = logging.getLogger(__name__)
 JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 300}

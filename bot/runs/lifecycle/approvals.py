@@ -70,6 +70,9 @@ def decide(db: Database, approval_id: int, *, action: str, actor: str, message: 
         with db.session() as session:
             current = get_or_raise(session, Approval, approval_id)
             when = current.decided_at.strftime("%H:%M UTC") if current.decided_at else "earlier"
+            if current.status == ApprovalStatus.WITHDRAWN:
+                return Decision("already_decided", f"{current.decided_by} stopped the run at {when}, before your "
+                                "decision; nothing was sent.", run_id)
             return Decision("already_decided", f"Already {current.status} by {current.decided_by} at {when}; "
                             "nothing more was sent.", run_id)
     return Decision(status, f"{status.capitalize()} by {actor}.", run_id)
@@ -99,6 +102,8 @@ def outcome(loop: AgentLoop, approval: Approval) -> ToolResult:
     if approval.status == ApprovalStatus.REJECTED:
         return ToolResult(f"Not sent: {who} rejected this draft. Their reason: {approval.reason}. "
                           "Revise the draft and call reply_to_customer again, or escalate_to_human.", is_error=True)
+    if approval.status == ApprovalStatus.WITHDRAWN:
+        return ToolResult(f"Not sent: {who} stopped the run before anyone decided on this draft.", is_error=True)
     if approval.status == ApprovalStatus.EXPIRED:
         return ToolResult("Not sent: nobody decided on this draft in time. Stop and escalate_to_human.",
                           is_error=True)

@@ -89,7 +89,7 @@ class Checkpoint:
                 approvals = add_approvals(session, run, state.pending_calls) \
                     if state.status == RunStatus.AWAITING_APPROVAL else []
                 escalation = None
-                if state.status in (RunStatus.ESCALATED, RunStatus.FAILED):
+                if state.status in (RunStatus.ESCALATED, RunStatus.FAILED, RunStatus.STOPPED):
                     escalation = open_escalation(session, run, kind=state.stop_kind or state.status,
                                                  reason=state.reason or "")
                     session.flush()

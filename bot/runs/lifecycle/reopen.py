@@ -30,6 +30,7 @@ def reopen_in(session: Session, run: Run, text: str, *, opening: dict[str, Any])
     state.status, state.reason, state.answer = RunStatus.QUEUED, None, None  # checked by apply_state
     apply_state(run, state)
     run.finished_at = None
+    run.stop_requested_by, run.stop_requested_at = None, None  # a stopped run resumed: its stop is behind it
     session.add(run)
     session.flush()  # the one-live-run-per-ticket index speaks here
     stamp(session, id_of(run))

@@ -27,7 +27,7 @@ from bot.db.engine import Database
 from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of
 from bot.db.statements import changed
 from bot.runs import BadInput, owner_name
-from bot.runs.lifecycle import approvals, batch_decisions, escalations, incident_links, states
+from bot.runs.lifecycle import approvals, batch_decisions, escalations, incident_links, states, stops
 from bot.runs.lifecycle.approvals import Decision
 from bot.runs.lifecycle.batch_decisions import AllDecided
 from bot.runs.lifecycle.checkpoint import (
@@ -51,6 +51,7 @@ from bot.runs.lifecycle.goals import (
     live_run_taken,
 )
 from bot.runs.lifecycle.new_run import insert_run
+from bot.runs.lifecycle.people import People
 from bot.runs.lifecycle.reopen import reopen_in
 from bot.telemetry.conventions import INVOKE_AGENT, SPAN_ESCALATE
 from bot.telemetry.instrument import instrument
@@ -73,6 +74,7 @@ class RunService:
         self.registry = REGISTRY if registry is None else registry
         self.model_factory = model_factory or _shared_model(settings, db)
         self.owner = owner or owner_name()
+        self.people = People(settings)  # who may decide, stop, act on the queue: one rule for every surface
         # known without building the client: recording a Slack request must not wait for `import anthropic`
         self._model_name: str | None = None if model_factory else model_name(settings)
 
@@ -124,7 +126,7 @@ class RunService:
         checkpoint = Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds, run=run)
         with self._leased(run_id, renew=True, checkpoint=checkpoint):
             try:
-                return self._resume(run, rows, checkpoint, observer)
+                state = self._resume(run, rows, checkpoint, observer)
             except LeaseLost as lost:
                 logger.warning("%s", lost)
                 return self.load_state(run_id)
@@ -132,6 +134,9 @@ class RunService:
                 logger.exception("run %s failed", run_id)
                 self._fail(run_id, "internal error while running the agent (details are in the server log)")
                 return self.load_state(run_id)
+        if state is not None and state.status == RunStatus.AWAITING_APPROVAL and stops.withdraw_if_stopped(self.db, run_id):
+            return self.resume(run_id, observer)  # a stop landed as its drafts were stored: it stops now
+        return state
 
     @contextmanager
     def _leased(self, run_id: int, *, renew: bool = False, checkpoint: Checkpoint | None = None) -> Iterator[None]:
@@ -171,7 +176,8 @@ class RunService:
     def _loop(self, run_id: int, observer: Observer | None) -> AgentLoop:
         model, observer = instrument(self.model_factory(), observer)  # bot/telemetry: chat spans, loop events
         return AgentLoop(model=model, registry=self.registry, settings=self.settings, db=self.db,
-                         observer=observer, run_id=run_id, execute=TRACED_EXECUTE)
+                         observer=observer, run_id=run_id, execute=TRACED_EXECUTE,
+                         stop_check=lambda: stops.requested_by(self.db, run_id))
 
     @on_run(SPAN_ESCALATE)
     def escalate_waiting(self, run_id: int, *, kind: StopKind, reason: str, observer: Observer | None = None) -> bool:
@@ -210,14 +216,22 @@ class RunService:
             try:
                 state = self._state(run_id)
                 state.messages, _ = history.repair(state.messages, INTERRUPTED)
-                return self._escalate_now(self._loop(run_id, observer), run_id, state, StopKind.STUCK, reason)
+                loop = self._loop(run_id, observer)
+                who = stops.requested_by(self.db, run_id)
+                if who:  # a person stopped it while its worker was dying: stopped, not stuck
+                    loop.stop(state, who)
+                    return self._record_end(loop, run_id, state, who)
+                return self._escalate_now(loop, run_id, state, StopKind.STUCK, reason)
             except LeaseLost:  # another sweeper or worker has it now
                 return False
 
     def _escalate_now(self, loop: AgentLoop, run_id: int, state: RunState, kind: StopKind, reason: str) -> bool:
         loop.escalate(state, kind, reason)
+        return self._record_end(loop, run_id, state, reason)
+
+    def _record_end(self, loop: AgentLoop, run_id: int, state: RunState, text: str) -> bool:
         Checkpoint(self.db, self.settings, run_id, self.owner, self.settings.lease_seconds)(
-            state, StepRecord(number=state.steps, kind=StepKind.STOP, text=reason))
+            state, StepRecord(number=state.steps, kind=StepKind.STOP, text=text))
         loop.observer.on_finished(state)
         return True
 
@@ -253,6 +267,19 @@ class RunService:
     def approve_all(self, batch_id: int, *, actor: str, shown: dict[int, str]) -> AllDecided:
         """Approve every draft a batch card showed (approval id → fingerprint); each decided once."""
         return batch_decisions.approve_all(self.db, batch_id, actor=actor, shown=shown, check=self.check_call)
+
+    def stop(self, run_id: int, *, actor: str, person: bool = True) -> stops.StopOutcome:
+        """Record a stop of a live run (a Slack person is asked the rule; the terminal's operator is not). The
+        caller dispatches the run when the outcome is `stopping`: whoever continues it stops it."""
+        check = (lambda started_by: self.people.why_not_stop(actor, run_id, started_by)) if person else None
+        return stops.request(self.db, run_id, actor=actor, check=check)
+
+    def stop_thread(self, *, channel: str, thread_ts: str, actor: str) -> stops.StopOutcome:
+        """Slack's own Stop on an agent session: the run of that thread stops."""
+        run_id = stops.run_in_thread(self.db, channel, thread_ts)
+        if run_id is None:
+            return stops.StopOutcome("not_found", "No run works in this thread; there is nothing to stop.")
+        return self.stop(run_id, actor=actor)
 
     def check_call(self, name: str, arguments: dict[str, Any]) -> list[str]:
         """What is wrong with a gated call's arguments (a person's edit), checked as the model's call would be."""

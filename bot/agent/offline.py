@@ -124,7 +124,10 @@ class _Turn:
                         tickets_call: dict[str, Any]) -> list[dict[str, Any]]:
         sections = relevant(sections_of(help_call["text"]), help_call["input"]["query"]) if not help_call["error"] else []
         reply = self.last("reply_to_customer")
-        if reply is None:
+        if reply is None or (reply["error"] and "stopped the run" in reply["text"]):  # a draft withdrawn by a stop
+            if reply is not None and sections:  # resumed after a stop: the draft was never decided, so draft again
+                return [say("The run was stopped before my draft was decided; drafting it again for review."),
+                        use("reply_to_customer", ticket_id=ticket["id"], message=draft(ticket, sections))]
             if not sections:
                 return [use("escalate_to_human", reason=f"The help center has nothing on “{ticket['title']}”, "
                                                         "so a person should write this reply.")]

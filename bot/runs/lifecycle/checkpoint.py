@@ -89,6 +89,9 @@ class Checkpoint:
                 approvals = add_approvals(session, run, state.pending_calls) \
                     if state.status == RunStatus.AWAITING_APPROVAL else []
                 escalation = None
+                if state.status == RunStatus.STOPPED:  # who stopped it: recorded after this run was read
+                    run.stop_requested_by = session.exec(select(Run.stop_requested_by).where(
+                        col(Run.id) == self.run_id)).one()
                 if state.status in (RunStatus.ESCALATED, RunStatus.FAILED, RunStatus.STOPPED):
                     escalation = open_escalation(session, run, kind=state.stop_kind or state.status,
                                                  reason=state.reason or "")

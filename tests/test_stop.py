@@ -1,0 +1,290 @@
+"""Stop: Slack's own Stop (agent_session_stopped), the Stop button, /kitebase stop and `kitebase stop` end a run
+at once (an unfinished model call is abandoned), run no further tool, send nothing, say "Stopped by" in the
+thread, and leave the run resumable. Through the real Bolt app, the real anthropic client against the Messages
+API stand-in, and a real database."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from bot.agent import history
+from bot.agent.loop import AgentLoop
+from bot.cli import main
+from bot.db.models import Escalation, Ticket
+from bot.runs.lifecycle.people import People
+from bot.runs.lifecycle.service import RunService
+from bot.vocabulary import RunState
+from standins.anthropic_server import MessagesAPIServer
+from standins.brains import offline_brain
+from standins.slack_harness import Harness, start_harness
+from tests.helpers import approvals_of, run_row, service_with, staff_replies, steps_of, wait_until
+from tests.scripted import ScriptedModel, respond, text, use
+from tools import REGISTRY
+
+GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
+STOP_WITHIN = 2.0  # seconds from the click to the run stored as stopped (the issue's bound)
+
+
+class SlowModel:
+    """The Messages API stand-in answering as the offline model, except that its second call hangs until
+    `release` (a model call that takes long)."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.calls = 0
+        self.server = MessagesAPIServer(responder=self._brain)
+
+    def _brain(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.calls += 1
+        if self.calls == 2:
+            self.gate.wait(30)
+        return offline_brain(body)
+
+    def settings(self) -> dict[str, Any]:
+        return {"anthropic_api_key": SecretStr("sk-ant-test-0123456789"), "anthropic_base_url": self.server.url,
+                "model": "claude-opus-5", "model_max_retries": 0}
+
+
+@pytest.fixture
+def slow() -> Iterator[SlowModel]:
+    model = SlowModel()
+    model.server.start()
+    try:
+        yield model
+    finally:
+        model.gate.set()
+        model.server.stop()
+
+
+def start(settings, db, slow: SlowModel, **update: Any) -> tuple[Harness, Any]:
+    return start_harness(settings.model_copy(update={**slow.settings(), "approvers": frozenset({"ULEAD"}), **update}),
+                         db)
+
+
+def stopped_within(db, run_id: int, since: float) -> float:
+    wait_until(lambda: run_row(db, run_id).status == "stopped", "the run to stop", timeout=10)
+    return time.monotonic() - since
+
+
+def assert_stopped_cleanly(h: Harness, db, run_id: int, ts: str, slow: SlowModel) -> None:
+    h.drain()
+    run = run_row(db, run_id)
+    assert run.status == "stopped" and run.stop_requested_by == "ULEAD"
+    assert staff_replies(db, "KITE-142") == [] and approvals_of(db, run_id) == [], "nothing drafted, nothing sent"
+    assert steps_of(db, run_id)[-1].kind == "stop" and steps_of(db, run_id)[-1].text == "stopped by ULEAD"
+    assert not history.problems(run.messages), "the stored history can be sent again on resume"
+    assert any("Stopped by <@ULEAD>" in str(m.get("blocks")) for m in h.slack.thread("CSUPPORT", ts)), \
+        "the thread says who stopped it"
+    slow.gate.set()  # the abandoned call ends now: its reply is dropped, nothing more happens
+    wait_until(lambda: slow.server.answered >= 2, "the abandoned call to end")
+    time.sleep(0.3)
+    assert run_row(db, run_id).status == "stopped" and len(steps_of(db, run_id)) == len(steps_of(db, run_id))
+    assert slow.calls == 2, "no model call after the stop"
+
+
+def test_slacks_own_stop_during_a_slow_model_call(settings, db, slow):
+    h, stop = start(settings, db, slow)
+    try:
+        ts, _ = h.send.mention(GOAL)
+        wait_until(lambda: slow.calls == 2, "the second model call to hang")
+        clicked = time.monotonic()
+        status, _ = h.send.event({"type": "agent_session_stopped", "channel": "CSUPPORT", "thread_ts": ts,
+                                  "user": "ULEAD", "streaming_message_ts": [], "event_ts": f"{time.time():.6f}"})
+        assert status == 200
+        assert stopped_within(db, 1, clicked) < STOP_WITHIN
+        assert_stopped_cleanly(h, db, 1, ts, slow)
+        # The human queue has it, with Resume run: the run continues from where it stopped and drafts the reply.
+        with db.session() as session:
+            escalation = session.get(Escalation, 1)
+            assert escalation is not None and escalation.kind == "stopped"
+        resume = h.shown_button("resume_run")
+        h.send.click("resume_run", resume["value"], message_ts=resume["ts"], channel=resume["channel"])
+        h.drain()
+        assert run_row(db, 1).status == "awaiting_approval" and run_row(db, 1).stop_requested_by is None
+        h.approval_card()
+    finally:
+        stop()
+
+
+def test_the_stop_button_on_the_timeline(settings, db, slow):
+    h, stop = start(settings, db, slow, slack_streaming=False)  # the timeline is a message carrying Stop
+    try:
+        ts, _ = h.send.mention(GOAL)
+        wait_until(lambda: slow.calls == 2, "the second model call to hang")
+        wait_until(lambda: _shown_stop(h), "the Stop button to be shown")
+        button = h.shown_button("stop_run")
+        assert button["value_json"] == {"run_id": 1} and button["channel"] == "CSUPPORT"
+        clicked = time.monotonic()
+        h.send.click("stop_run", button["value"], message_ts=button["ts"])
+        assert stopped_within(db, 1, clicked) < STOP_WITHIN
+        assert_stopped_cleanly(h, db, 1, ts, slow)
+        assert not _shown_stop(h), "a stopped run shows no Stop button"
+    finally:
+        stop()
+
+
+def _shown_stop(h: Harness) -> bool:
+    try:
+        h.shown_button("stop_run")
+    except AssertionError:
+        return False
+    return True
+
+
+def test_a_colleague_who_may_not_stop_changes_nothing(settings, db, slow):
+    h, stop = start(settings, db, slow, slack_streaming=False)
+    try:
+        ts, _ = h.send.mention(GOAL)
+        wait_until(lambda: slow.calls == 2, "the second model call to hang")
+        wait_until(lambda: _shown_stop(h), "the Stop button to be shown")
+        button = h.shown_button("stop_run")
+        h.send.click("stop_run", button["value"], message_ts=button["ts"], user="UOTHER")
+        h.send.command("stop 1", user="UOTHER")
+        told = wait_until(lambda: [e for e in h.slack.calls_to("chat.postEphemeral") if e["user"] == "UOTHER"],
+                          "the colleague to be told")
+        assert "Only the person who asked for run #1 and the approvers can stop it" in told[0]["text"]
+        slow.gate.set()
+        h.drain()
+        assert run_row(db, 1).status == "awaiting_approval" and run_row(db, 1).stop_requested_by is None
+    finally:
+        stop()
+
+
+def test_kitebase_stop_at_the_terminal_stops_a_run_working_in_serve(settings, db, slow, monkeypatch, capsys):
+    h, stop = start(settings, db, slow)
+    try:
+        ts, _ = h.send.mention(GOAL)
+        wait_until(lambda: slow.calls == 2, "the second model call to hang")
+        monkeypatch.setenv("DATABASE_URL", settings.database_url)
+        clicked = time.monotonic()
+        code = main(["stop", "1", "--as", "ULEAD"])
+        out = capsys.readouterr().out
+        assert code == 0 and "Run #1 stopped" in out and "kitebase resume 1" in out, out
+        assert time.monotonic() - clicked < STOP_WITHIN
+        assert_stopped_cleanly(h, db, 1, ts, slow)
+        assert main(["stop", "1"]) == 2 and "there is nothing to stop" in capsys.readouterr().out
+        assert main(["stop", "99"]) == 2 and "There is no run #99" in capsys.readouterr().out
+    finally:
+        stop()
+
+
+def test_slash_stop_withdraws_a_waiting_draft_and_resume_drafts_again(lead, db):
+    ts, _ = lead.send.mention(GOAL)
+    lead.drain()
+    card = lead.approval_card()
+    status, body = lead.send.command("stop KITE-142")
+    assert status == 200 and "Stopping run #1" in body
+    lead.drain()
+    assert run_row(db, 1).status == "stopped" and staff_replies(db, "KITE-142") == []
+    [approval] = approvals_of(db, 1)
+    assert approval.status == "withdrawn" and approval.decided_by == "ULEAD"
+    shown = lead.slack.messages[("CSUPPORT", card["ts"])]
+    assert "Withdrawn" in str(shown["blocks"]) and not any(b["type"] == "actions" for b in shown["blocks"])
+    lead.send.click("approve_reply", card["value"], message_ts=card["ts"])  # a late click sends nothing
+    lead.drain()
+    assert staff_replies(db, "KITE-142") == []
+    assert any("withdrawn" in e["text"] for e in lead.slack.calls_to("chat.postEphemeral"))
+    assert not history.problems(run_row(db, 1).messages)
+    status, body = lead.send.command("stop 1")
+    assert "there is nothing to stop" in body
+    resume = lead.shown_button("resume_run")
+    lead.send.click("resume_run", resume["value"], message_ts=resume["ts"], channel=resume["channel"])
+    lead.drain()
+    assert run_row(db, 1).status == "awaiting_approval"
+    assert [a.status for a in approvals_of(db, 1)] == ["withdrawn", "pending"]
+
+
+@pytest.mark.parametrize("rounds", [8])
+def test_a_stop_racing_an_approve_has_one_outcome(settings, db, rounds):
+    """Approve and Stop at the same moment, again and again: either the approval was recorded first (the reply
+    goes once, then the run stops) or the stop was (the draft is withdrawn, nothing goes); never both, never
+    neither."""
+    from bot.agent.offline import OfflineModel
+
+    service = service_with(db, settings, OfflineModel(), approvers=frozenset({"ULEAD"}))
+    # The Approve and the Stop land in two processes (two owners of the run's lease), as two Slack requests may.
+    stopper = RunService(db, service.settings, model_factory=OfflineModel, owner="another-process")
+    outcomes = []
+    for round_ in range(rounds):
+        sent_before = len(staff_replies(db, "KITE-142"))
+        run_id = service.start(GOAL, started_by="ULEAD")
+        service.resume(run_id)
+        [approval] = [a for a in approvals_of(db, run_id)]
+        barrier, said = threading.Barrier(2), {}
+
+        def approve(run_id: int = run_id, approval_id: int = approval.id, said: dict = said,
+                    barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            said["approve"] = service.decide(approval_id, action="approve", actor="ULEAD")
+            service.resume(run_id)
+
+        def stop(run_id: int = run_id, said: dict = said, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            said["stop"] = stopper.stop(run_id, actor="ULEAD")
+            stopper.resume(run_id)
+
+        threads = [threading.Thread(target=approve), threading.Thread(target=stop)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        service.resume(run_id)  # whoever lost the lease race: the run is continued to its end
+        decided = approvals_of(db, run_id)[0].status
+        sent = len(staff_replies(db, "KITE-142")) - sent_before
+        assert said["stop"].outcome == "stopping", said["stop"]
+        assert run_row(db, run_id).status == "stopped", (round_, decided)
+        if decided == "approved":
+            assert said["approve"].outcome == "approved" and sent == 1
+        else:
+            assert decided == "withdrawn" and sent == 0
+            assert said["approve"].outcome == "already_decided" and "stopped the run" in said["approve"].message
+        outcomes.append(decided)
+    assert set(outcomes) <= {"approved", "withdrawn"}
+
+
+def test_no_tool_runs_after_a_stop_and_the_history_stays_whole(db, settings):
+    """The loop asks before each call with side effects: a stop that lands after the first write leaves the
+    second unrun, answered "Not run", and the run stopped."""
+    asked = {"n": 0}
+
+    def stop_after_first_write() -> str | None:
+        asked["n"] += 1
+        return "ULEAD" if asked["n"] > 2 else None  # 1: before the model call, 2: before the first write
+
+    model = ScriptedModel([respond(text("Noting, then closing."),
+                                   use("update_ticket", ticket_id="KITE-142", note="Same export bug as KITE-144."),
+                                   use("update_ticket", ticket_id="KITE-142", status="solved"))])
+    loop = AgentLoop(model=model, registry=REGISTRY, settings=settings, db=db, stop_check=stop_after_first_write)
+    state = RunState(goal="x", messages=[{"role": "user", "content": "handle KITE-142"}], ticket_id="KITE-142")
+    loop.run(state, lambda s, step: None)
+    assert state.status == "stopped" and state.reason == "stopped by ULEAD"
+    first, second = state.messages[-1]["content"]
+    assert first["content"].startswith("Updated KITE-142") and second["content"] == "Not run: ULEAD stopped the run."
+    assert not history.problems(state.messages) and len(model.sent) == 1
+    with db.session() as session:
+        assert session.get(Ticket, "KITE-142").status != "solved"
+
+
+def test_a_stop_before_the_model_is_called_makes_no_call(db, settings):
+    model = ScriptedModel([])
+    loop = AgentLoop(model=model, registry=REGISTRY, settings=settings, db=db, stop_check=lambda: "UOPS")
+    state = RunState(goal="x", messages=[{"role": "user", "content": "handle KITE-142"}])
+    loop.run(state, lambda s, step: None)
+    assert state.status == "stopped" and model.sent == []
+
+
+def test_who_may_stop(settings):
+    people = People(settings.model_copy(update={"approvers": frozenset({"ULEAD", "SLEADS"})}))
+    people.groups._members["SLEADS"] = frozenset({"UGROUPIE"})
+    assert people.why_not_stop("UASKER", 1, "UASKER") is None, "the person who asked"
+    assert people.why_not_stop("ULEAD", 1, "UASKER") is None and people.why_not_stop("UGROUPIE", 1, None) is None
+    assert "Only the person who asked for run #1" in (people.why_not_stop("UOTHER", 1, "UASKER") or "")
+    nobody = People(settings)
+    assert nobody.why_not_stop("UASKER", 2, "UASKER") is None
+    assert "kitebase stop" in (nobody.why_not_stop("UOTHER", 2, None) or "")

@@ -28,6 +28,7 @@ from tests.scripted import ScriptedModel, respond, text, use
 from tools import REGISTRY
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
+TICKETS = ("KITE-142", "KITE-144", "KITE-163", "KITE-150", "KITE-120")
 STOP_WITHIN = 2.0  # seconds from the click to the run stored as stopped (the bound)
 
 
@@ -212,8 +213,9 @@ def test_a_stop_racing_an_approve_has_one_outcome(settings, db, rounds):
     stopper = RunService(db, service.settings, model_factory=OfflineModel, owner="another-process")
     outcomes = []
     for round_ in range(rounds):
-        sent_before = len(staff_replies(db, "KITE-142"))
-        run_id = service.start(GOAL, started_by="ULEAD")
+        ticket = TICKETS[round_ % len(TICKETS)]  # a ticket's thread grows with each reply sent: spread them
+        sent_before = len(staff_replies(db, ticket))
+        run_id = service.start(f"handle {ticket}", started_by="ULEAD")
         service.resume(run_id)
         [approval] = [a for a in approvals_of(db, run_id)]
         barrier, said = threading.Barrier(2), {}
@@ -236,7 +238,7 @@ def test_a_stop_racing_an_approve_has_one_outcome(settings, db, rounds):
             t.join(30)
         service.resume(run_id)  # whoever lost the lease race: the run is continued to its end
         decided = approvals_of(db, run_id)[0].status
-        sent = len(staff_replies(db, "KITE-142")) - sent_before
+        sent = len(staff_replies(db, ticket)) - sent_before
         assert said["stop"].outcome == "stopping", said["stop"]
         assert run_row(db, run_id).status == "stopped", (round_, decided)
         if decided == "approved":

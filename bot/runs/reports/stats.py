@@ -70,7 +70,8 @@ def _endings(runs: list[Run], escalations: list[Escalation]) -> dict[str, Any]:
     latest = {e.run_id: e.kind for e in escalations}  # ordered by id: the newest escalation of each run wins
     stopped = Counter(latest.get(id_of(r), "unknown") for r in runs if r.status == RunStatus.ESCALATED)
     return {"total": len(runs), "completed": statuses[RunStatus.COMPLETED], "escalated": statuses[RunStatus.ESCALATED],
-            "failed": statuses[RunStatus.FAILED], "open": statuses["open"], "escalated_by": dict(stopped.most_common())}
+            "failed": statuses[RunStatus.FAILED], "stopped": statuses[RunStatus.STOPPED], "open": statuses["open"],
+            "escalated_by": dict(stopped.most_common())}
 
 
 def _drafts(drafts: list[Approval]) -> dict[str, Any]:
@@ -137,6 +138,7 @@ def rows(fig: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("  completed", str(runs["completed"]), ""),
         ("  escalated", str(runs["escalated"]), why),
         ("  failed", str(runs["failed"]), ""),
+        ("  stopped by a person", str(runs["stopped"]), "`kitebase resume` or Resume run continues one" if runs["stopped"] else ""),
         ("  still open", str(runs["open"]), ""),
         ("Drafts decided by people", str(decided), f"approval rate {_share(drafts['approval_rate'])}"),
         ("  sent as written", str(drafts["sent_as_written"]), ""),

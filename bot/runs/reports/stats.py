@@ -114,7 +114,8 @@ KIND_LABELS = {StopKind.MODEL_REQUEST: "agent asked for a person", StopKind.APPR
                StopKind.TOOL_ERROR: "tool error", StopKind.FAILURE: "internal failure",
                StopKind.EMPTY_ANSWER: "empty answer", StopKind.PAUSED: "paused turn",
                StopKind.CONTEXT_WINDOW: "context full", StopKind.STOP_SEQUENCE: "stopped early",
-               StopKind.MALFORMED_HISTORY: "history malformed", StopKind.UNKNOWN_STOP_REASON: "unknown stop reason"}
+               StopKind.MALFORMED_HISTORY: "history malformed", StopKind.UNKNOWN_STOP_REASON: "unknown stop reason",
+               StopKind.STOPPED: "stopped by a person"}
 
 
 def _share(value: float | None) -> str:

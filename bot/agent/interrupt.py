@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TypeVar
 
@@ -18,8 +19,6 @@ logger = logging.getLogger(__name__)
 StopCheck = Callable[[], str | None]  # who asked the run to stop, else None
 POLL_SECONDS = 0.5  # a stop is honoured within this of the click, plus the time to store it
 T = TypeVar("T")
-# Abandoned calls keep a thread until their request ends (bounded by the call's timeout), so the pool is wide.
-_pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="kitebase-model")
 
 
 def stop_asked(check: StopCheck | None) -> str | None:
@@ -37,10 +36,20 @@ def unless_stopped(call: Callable[[], T], check: StopCheck | None, poll: float =
     """`call()`, or StopRequested as soon as `check` names who asked for a stop while it runs."""
     if check is None:
         return call()
-    future = _pool.submit(contextvars.copy_context().run, call)  # its log lines and spans keep the run's context
+    done: Future[T] = Future()
+    context = contextvars.copy_context()  # its log lines and spans keep the run's context
+
+    def work() -> None:
+        try:
+            done.set_result(context.run(call))
+        except BaseException as exc:  # handed to the waiting loop as it is
+            done.set_exception(exc)
+
+    # A daemon thread: an abandoned call (or a Ctrl-C at the terminal) never keeps the process from exiting.
+    threading.Thread(target=work, name="kitebase-model-call", daemon=True).start()
     while True:
         try:
-            return future.result(timeout=poll)
+            return done.result(timeout=poll)
         except FutureTimeout:
             who = stop_asked(check)
             if who:

@@ -8,21 +8,19 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
 from typing import Any
 
 from slack_bolt import Ack, App
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.listeners.context import SlackContext
-from bot.runs import BadInput
+from bot.runs import BadInput, asks
 from bot.runs.lifecycle import escalations
 from bot.runs.reports import feedback, for_slack
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
 from bot.slack_ui.feedback_note import build_feedback_modal
 from bot.slack_ui.limits import escape
-from bot.vocabulary import ApprovalStatus
 
 logger = logging.getLogger(__name__)
 
@@ -30,11 +28,11 @@ logger = logging.getLogger(__name__)
 def register(app: App, ctx: SlackContext) -> None:
     @app.action(ui.APPROVE)
     def handle_approve(ack: Ack, body: dict[str, Any]) -> None:
-        approval = _pending_approval(ctx, body)
-        if approval is not None:
-            problem = decide_and_continue(ctx, clicked_by(body), approval, "approve", fingerprint=button_value(body).get("fingerprint"))
-            if problem:
-                tell_clicker(ctx, body, problem)
+        value = button_value(body)
+        problem = decide_and_continue(ctx, clicked_by(body), whole_number(value.get("approval_id")), "approve",
+                                      fingerprint=value.get("fingerprint"))
+        if problem:
+            tell_clicker(ctx, body, problem)
         ack()
 
     @app.action(ui.EDIT)
@@ -115,10 +113,10 @@ def register(app: App, ctx: SlackContext) -> None:
     @app.action(ui.STOP)
     def handle_stop(ack: Ack, body: dict[str, Any]) -> None:
         run_id = whole_number(button_value(body).get("run_id"))
-        if run_id is None:
-            tell_clicker(ctx, body, "That Stop button is broken; nothing was stopped.")
-        else:
-            stop_and_tell(ctx, run_id, clicked_by(body), lambda text: tell_clicker(ctx, body, text))
+        problem = "That Stop button is broken; nothing was stopped." if run_id is None else \
+            stop_and_tell(ctx, run_id, clicked_by(body))
+        if problem:
+            tell_clicker(ctx, body, problem)
         ack()
 
     @app.action(re.compile(".*"))
@@ -129,51 +127,32 @@ def register(app: App, ctx: SlackContext) -> None:
         ack()
 
 
-def decide_and_continue(ctx: SlackContext, user: str, approval: dict[str, Any], action: str, *,
+def decide_and_continue(ctx: SlackContext, user: str, approval_id: int | None, action: str, *,
                         fingerprint: str | None, message: str | None = None, reason: str | None = None) -> str | None:
-    """Record a decision if `user` may make it, then continue the run. Returns a sentence for the person when
-    nothing happened (the card shows what did), else None. Raises BadInput for an edit that fails its checks."""
-    problem = _not_allowed(ctx, user, approval)
-    if problem:
-        return problem
-    decision = ctx.service.decide(int(approval["id"]), action=action, actor=user, message=message, reason=reason,
-                                  expected_fingerprint=fingerprint)
-    if decision.outcome in ("not_found", "mismatch", "already_decided"):
-        return escape(decision.message)  # plain text (names a person as they were recorded)
-    if decision.run_id is not None:
-        ctx.dispatch(decision.run_id)
-    return None
+    """One call to the run layer (bot/runs/asks.py), then continue the run. Returns a sentence for the person
+    when nothing happened (the card shows what did), else None. Raises BadInput for an edit that fails its checks."""
+    answer = asks.decide(ctx.service, approval_id, user, action, fingerprint=fingerprint, message=message,
+                         reason=reason)
+    return _continue(ctx, answer)
 
 
-def stop_and_tell(ctx: SlackContext, run_id: int, user: str, tell: Callable[[str], None]) -> str:
-    """Stop a run for `user` (the rule is the run layer's); the run's thread says "Stopped by" once it has. The
-    person hears only what did not happen."""
-    outcome = ctx.service.stop(run_id, actor=user)
-    if outcome.outcome == "stopping":
-        ctx.dispatch(run_id)  # a run waiting for a decision, or queued, has no worker to notice the stop
-    else:
-        tell(escape(outcome.message))
-    return outcome.message
+def stop_and_tell(ctx: SlackContext, run_id: int, user: str) -> str | None:
+    """Stop a run for `user`; None once it is recorded (the run's thread says "Stopped by" once it has stopped),
+    else the sentence for them."""
+    return _continue(ctx, asks.stop(ctx.service, run_id, user))
 
 
-def _not_allowed(ctx: SlackContext, user: str, approval: dict[str, Any]) -> str | None:
-    return ctx.service.people.why_not_decide(user, approval["run"]["started_by"], approval.get("reminded_at") is not None)
+def _continue(ctx: SlackContext, answer: asks.Answer) -> str | None:
+    if answer.run_id is not None:
+        ctx.dispatch(answer.run_id)  # a run waiting for a decision, or queued, has no worker to go on
+    return escape(answer.told) if answer.told else None  # plain text (names a person as they were recorded)
 
 
 def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any] | None:
-    approval_id = whole_number(button_value(body).get("approval_id"))
-    approval = for_slack.approval(ctx.db, approval_id) if approval_id is not None else None
-    if approval is None:
-        tell_clicker(ctx, body, "This draft no longer exists; nothing was sent.")
-        return None
-    if approval["status"] != ApprovalStatus.PENDING:
-        tell_clicker(ctx, body, f"This reply was already {approval['status']} by {ui.who(approval['decided_by'])}; "
-                         "nothing more was sent.")
-        return None
-    problem = _not_allowed(ctx, clicked_by(body), approval)
+    approval, problem = asks.draft_for(ctx.service, whole_number(button_value(body).get("approval_id")),
+                                       clicked_by(body))
     if problem:
         tell_clicker(ctx, body, problem)
-        return None
     return approval
 
 

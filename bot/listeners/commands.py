@@ -67,9 +67,7 @@ def _stop(ctx: SlackContext, user: str, words: list[str]) -> str:
         if run is None:
             return "Which run? e.g. `/kitebase stop 12` (the run number is in its thread) or `/kitebase stop KITE-142`."
         run_id = int(run["id"])
-    said: list[str] = []
-    message = stop_and_tell(ctx, run_id, user, said.append)
-    return said[0] if said else escape(message) + " Its thread says when it has stopped."
+    return stop_and_tell(ctx, run_id, user) or f"Stopping run #{run_id}; its thread says when it has stopped."
 
 
 def _intake(ctx: SlackContext, user: str, words: list[str]) -> str:

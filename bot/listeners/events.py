@@ -11,6 +11,7 @@ from slack_bolt import App
 
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
+from bot.runs import asks
 from bot.runs.intake.record import Request
 from bot.slack_ui.limits import escape
 
@@ -61,8 +62,8 @@ def _session_stopped(ctx: SlackContext, event: dict[str, Any]) -> None:
     if not (channel and thread_ts and user):
         logger.warning("agent_session_stopped without a channel, thread or user; ignored")
         return
-    outcome = ctx.service.stop_thread(channel=channel, thread_ts=thread_ts, actor=user)
-    if outcome.outcome == "stopping" and outcome.run_id is not None:
-        ctx.dispatch(outcome.run_id)
-    elif outcome.outcome != "not_found":
-        ctx.tell(channel, user, escape(outcome.message), thread_ts=thread_ts)
+    answer = asks.stop_thread(ctx.service, channel=channel, thread_ts=thread_ts, user=user)
+    if answer.run_id is not None:
+        ctx.dispatch(answer.run_id)
+    if answer.told:
+        ctx.tell(channel, user, escape(answer.told), thread_ts=thread_ts)

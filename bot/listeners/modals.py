@@ -15,7 +15,7 @@ from bot.listeners.actions import decide_and_continue
 from bot.listeners.context import SlackContext
 from bot.runs import BadInput
 from bot.runs.lifecycle import escalations
-from bot.runs.reports import feedback, for_slack
+from bot.runs.reports import feedback
 from bot.slack_ui import blocks as ui
 
 logger = logging.getLogger(__name__)
@@ -79,14 +79,9 @@ def register(app: App, ctx: SlackContext) -> None:
 def _decide(ctx: SlackContext, ack: Ack, body: dict[str, Any], view: dict[str, Any], action: str, block: str,
             **text: str) -> None:
     metadata = _metadata(view)
-    approval_id = _int(metadata.get("approval_id"))
-    approval = for_slack.approval(ctx.db, approval_id) if approval_id is not None else None
-    if approval is None:
-        ack(response_action="errors", errors={block: "This draft no longer exists; nothing was sent."})
-        return
     try:
-        problem = decide_and_continue(ctx, _user(body), approval, action, fingerprint=metadata.get("fingerprint"),
-                                      **text)
+        problem = decide_and_continue(ctx, _user(body), _int(metadata.get("approval_id")), action,
+                                      fingerprint=metadata.get("fingerprint"), **text)
     except BadInput as exc:
         problem = str(exc)
     if problem:

@@ -133,18 +133,20 @@ def decide_and_continue(ctx: SlackContext, user: str, approval_id: int | None, a
     when nothing happened (the card shows what did), else None. Raises BadInput for an edit that fails its checks."""
     answer = asks.decide(ctx.service, approval_id, user, action, fingerprint=fingerprint, message=message,
                          reason=reason)
-    return _continue(ctx, answer)
+    return continue_runs(ctx, answer)
 
 
 def stop_and_tell(ctx: SlackContext, run_id: int, user: str) -> str | None:
     """Stop a run for `user`; None once it is recorded (the run's thread says "Stopped by" once it has stopped),
     else the sentence for them."""
-    return _continue(ctx, asks.stop(ctx.service, run_id, user))
+    return continue_runs(ctx, asks.stop(ctx.service, run_id, user))
 
 
-def _continue(ctx: SlackContext, answer: asks.Answer) -> str | None:
-    if answer.run_id is not None:
-        ctx.dispatch(answer.run_id)  # a run waiting for a decision, or queued, has no worker to go on
+def continue_runs(ctx: SlackContext, answer: asks.Answer) -> str | None:
+    """Continue the runs a person's ask names (a run waiting for a decision, or queued, has no worker to go on);
+    the sentence for them, if any, escaped."""
+    for run_id in answer.runs:
+        ctx.dispatch(run_id)
     return escape(answer.told) if answer.told else None  # plain text (names a person as they were recorded)
 
 

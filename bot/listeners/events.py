@@ -9,11 +9,11 @@ from typing import Any
 
 from slack_bolt import App
 
+from bot.listeners.actions import continue_runs
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs import asks
 from bot.runs.intake.record import Request
-from bot.slack_ui.limits import escape
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +62,6 @@ def _session_stopped(ctx: SlackContext, event: dict[str, Any]) -> None:
     if not (channel and thread_ts and user):
         logger.warning("agent_session_stopped without a channel, thread or user; ignored")
         return
-    answer = asks.stop_thread(ctx.service, channel=channel, thread_ts=thread_ts, user=user)
-    if answer.run_id is not None:
-        ctx.dispatch(answer.run_id)
-    if answer.told:
-        ctx.tell(channel, user, escape(answer.told), thread_ts=thread_ts)
+    told = continue_runs(ctx, asks.stop_thread(ctx.service, channel=channel, thread_ts=thread_ts, user=user))
+    if told:
+        ctx.tell(channel, user, told, thread_ts=thread_ts)

@@ -8,8 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from bot.runs import BadInput
+from bot.runs.intake import fan_out
 from bot.runs.lifecycle.service import RunService
-from bot.runs.reports import for_slack
+from bot.runs.reports import batches, for_slack
 from bot.vocabulary import ApprovalStatus
 
 DONE = ("approved", "edited", "rejected")
@@ -17,10 +19,10 @@ DONE = ("approved", "edited", "rejected")
 
 @dataclass(frozen=True)
 class Answer:
-    """What came of a person's ask: `run_id` to continue (the decision or stop was recorded), and/or the
-    sentence only they should see (mrkdwn of ours; names as recorded are escaped by the caller's builder)."""
+    """What came of a person's ask: the runs to continue (what they asked was recorded), and/or the sentence
+    only they should see (plain text: the listener escapes it)."""
 
-    run_id: int | None = None
+    runs: tuple[int, ...] = ()
     told: str | None = None
 
 
@@ -47,7 +49,7 @@ def decide(service: RunService, approval_id: int | None, user: str, action: str,
                               expected_fingerprint=fingerprint)
     if decision.outcome not in DONE:
         return Answer(told=decision.message)
-    return Answer(run_id=decision.run_id)
+    return Answer(runs=(decision.run_id,) if decision.run_id is not None else ())
 
 
 def stop(service: RunService, run_id: int, user: str) -> Answer:
@@ -55,16 +57,47 @@ def stop(service: RunService, run_id: int, user: str) -> Answer:
     by whoever holds it, which stops it; its thread says "Stopped by"."""
     outcome = service.stop(run_id, actor=user)
     if outcome.outcome == "stopping":
-        return Answer(run_id=run_id)
+        return Answer(runs=(run_id,))
     return Answer(told=outcome.message)
 
 
 def stop_thread(service: RunService, *, channel: str, thread_ts: str, user: str) -> Answer:
     """Slack's own Stop on the agent session of a run's thread."""
     outcome = service.stop_thread(channel=channel, thread_ts=thread_ts, actor=user)
-    if outcome.outcome == "stopping":
-        return Answer(run_id=outcome.run_id)
+    if outcome.outcome == "stopping" and outcome.run_id is not None:
+        return Answer(runs=(outcome.run_id,))
     return Answer(told=None if outcome.outcome == "not_found" else outcome.message)
+
+
+def draft_for_these(service: RunService, run_id: int | None, user: str, tickets: list[str]) -> Answer:
+    """**Draft for these N**: the batch of a run whose reply was approved (who may: as for its drafts)."""
+    if run_id is None or not tickets:
+        return Answer(told="That button is broken (it names no run or tickets); nothing was started.")
+    problem = service.people.why_not_decide(user, batches.run_started_by(service.db, run_id))
+    if problem:
+        return Answer(told=problem)
+    try:
+        started = fan_out.start(service.db, run_id, actor=user, model=service.model_name,
+                                desk_kind=service.settings.desk, tickets=tickets)
+    except BadInput as exc:
+        return Answer(told=str(exc))
+    children = () if started.existed else tuple(child for child, _ in started.children)
+    return Answer(runs=children, told=started.sentence() if started.existed or started.skipped else None)
+
+
+def approve_all(service: RunService, batch_id: int | None, user: str, shown: dict[int, str]) -> Answer:
+    """**Approve all** on a batch card: each draft the card showed (approval id → fingerprint), decided once."""
+    view = batches.batch(service.db, batch_id) if batch_id is not None and shown else None
+    if batch_id is None or view is None:
+        return Answer(told="This batch no longer exists; nothing was sent.")
+    problem = service.people.why_not_decide(user, view["requested_by"])
+    if problem:
+        return Answer(told=problem)
+    try:
+        decided = service.approve_all(batch_id, actor=user, shown=shown)
+    except BadInput as exc:
+        return Answer(told=str(exc))
+    return Answer(runs=tuple(decided.run_ids), told=decided.sentence())
 
 
 def _who(actor: str | None) -> str:

@@ -15,8 +15,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.listeners.context import SlackContext
 from bot.runs import BadInput, asks
-from bot.runs.lifecycle import escalations
-from bot.runs.reports import feedback, for_slack
+from bot.runs.reports import feedback
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
 from bot.slack_ui.feedback_note import build_feedback_modal
@@ -58,35 +57,28 @@ def register(app: App, ctx: SlackContext) -> None:
 
     @app.action(ui.CLAIM)
     def handle_claim(ack: Ack, body: dict[str, Any]) -> None:
-        escalation_id = _escalation_for(ctx, body)
-        if escalation_id is not None:
-            won, message = escalations.claim(ctx.db, escalation_id, actor=clicked_by(body))
-            if not won:
-                tell_clicker(ctx, body, message)
+        told = continue_runs(ctx, asks.claim(ctx.service, _escalation_id(body), clicked_by(body)))
+        if told:
+            tell_clicker(ctx, body, told)
         ack()
 
     @app.action(ui.RESUME)
     def handle_resume(ack: Ack, body: dict[str, Any]) -> None:
-        escalation_id = _escalation_for(ctx, body)
-        run_id = for_slack.escalation_run_id(ctx.db, escalation_id) if escalation_id is not None else None
-        if run_id is not None:
-            try:
-                ctx.service.reopen(run_id, actor=clicked_by(body))
-            except BadInput as exc:
-                tell_clicker(ctx, body, str(exc))
-            else:
-                ctx.dispatch(run_id)
+        told = continue_runs(ctx, asks.resume(ctx.service, _escalation_id(body), clicked_by(body)))
+        if told:
+            tell_clicker(ctx, body, told)
         ack()
 
     @app.action(ui.CLOSE)
     def handle_close(ack: Ack, body: dict[str, Any], client: Any) -> None:
         ack()
-        escalation_id = _escalation_for(ctx, body)
-        escalation = for_slack.escalation(ctx.db, escalation_id) if escalation_id is not None else None
-        if escalation is not None:
-            _open_form(ctx, body, client, cards.build_close_modal(
-                metadata={"escalation_id": escalation_id}, ticket_id=escalation["run"]["ticket_id"] or ""),
-                form="the close form", then="The escalation is still open. Click Close again in a minute.")
+        escalation, problem = asks.escalation_for(ctx.service, _escalation_id(body), clicked_by(body))
+        if escalation is None:
+            tell_clicker(ctx, body, escape(problem or ""))
+            return
+        _open_form(ctx, body, client, cards.build_close_modal(
+            metadata={"escalation_id": escalation["id"]}, ticket_id=escalation["run"]["ticket_id"] or ""),
+            form="the close form", then="The escalation is still open. Click Close again in a minute.")
 
     @app.action(ui.FEEDBACK)
     def handle_feedback(ack: Ack, body: dict[str, Any], client: Any) -> None:
@@ -158,16 +150,8 @@ def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any]
     return approval
 
 
-def _escalation_for(ctx: SlackContext, body: dict[str, Any]) -> int | None:
-    escalation_id = whole_number(button_value(body).get("escalation_id"))
-    if escalation_id is None or for_slack.escalation(ctx.db, escalation_id) is None:
-        tell_clicker(ctx, body, "That escalation no longer exists.")
-        return None
-    problem = ctx.service.people.why_not_steer(clicked_by(body), "act on the human queue")
-    if problem:
-        tell_clicker(ctx, body, problem)
-        return None
-    return escalation_id
+def _escalation_id(body: dict[str, Any]) -> int | None:
+    return whole_number(button_value(body).get("escalation_id"))
 
 
 def whole_number(value: Any) -> int | None:

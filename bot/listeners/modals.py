@@ -13,8 +13,7 @@ from slack_bolt import Ack, App
 
 from bot.listeners.actions import decide_and_continue
 from bot.listeners.context import SlackContext
-from bot.runs import BadInput
-from bot.runs.lifecycle import escalations
+from bot.runs import BadInput, asks
 from bot.runs.reports import feedback
 from bot.slack_ui import blocks as ui
 
@@ -46,12 +45,11 @@ def register(app: App, ctx: SlackContext) -> None:
             ack(response_action="errors", errors={"note": "This escalation no longer exists."})
             return
         try:
-            closed, message = escalations.close(ctx.db, escalation_id, actor=_user(body), note=_field(view, "note", "note"))
+            told = asks.close(ctx.service, escalation_id, _user(body), _field(view, "note", "note")).told
         except BadInput as exc:
-            ack(response_action="errors", errors={"note": str(exc)[:ERROR_CHARS]})
-            return
-        if not closed:
-            ack(response_action="errors", errors={"note": message[:ERROR_CHARS]})
+            told = str(exc)
+        if told:
+            ack(response_action="errors", errors={"note": told[:ERROR_CHARS]})
             return
         ack()
 

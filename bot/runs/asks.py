@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.runs import BadInput
 from bot.runs.intake import fan_out
+from bot.runs.lifecycle import escalations
 from bot.runs.lifecycle.service import RunService
 from bot.runs.reports import batches, for_slack
 from bot.vocabulary import ApprovalStatus
@@ -102,3 +103,41 @@ def approve_all(service: RunService, batch_id: int | None, user: str, shown: dic
 
 def _who(actor: str | None) -> str:
     return f"<@{actor}>" if actor and re.fullmatch(r"[UW][A-Z0-9]+", actor) else (actor or "someone")
+
+
+def escalation_for(service: RunService, escalation_id: int | None, user: str) -> tuple[dict[str, Any] | None, str | None]:
+    """An escalation in the human queue `user` may act on (the approvers; anyone while none are set)."""
+    escalation = for_slack.escalation(service.db, escalation_id) if escalation_id is not None else None
+    if escalation is None:
+        return None, "That escalation no longer exists."
+    problem = service.people.why_not_steer(user, "act on the human queue")
+    return (None, problem) if problem else (escalation, None)
+
+
+def claim(service: RunService, escalation_id: int | None, user: str) -> Answer:
+    escalation, problem = escalation_for(service, escalation_id, user)
+    if escalation is None:
+        return Answer(told=problem)
+    won, message = escalations.claim(service.db, int(escalation["id"]), actor=user)
+    return Answer(told=None if won else message)
+
+
+def resume(service: RunService, escalation_id: int | None, user: str) -> Answer:
+    """**Resume run**: the escalated (or stopped) run continues with a fresh allowance."""
+    escalation, problem = escalation_for(service, escalation_id, user)
+    if escalation is None:
+        return Answer(told=problem)
+    run_id = int(escalation["run"]["id"])
+    try:
+        service.reopen(run_id, actor=user)
+    except BadInput as exc:
+        return Answer(told=str(exc))
+    return Answer(runs=(run_id,))
+
+
+def close(service: RunService, escalation_id: int | None, user: str, note: str) -> Answer:
+    escalation, problem = escalation_for(service, escalation_id, user)
+    if escalation is None:
+        return Answer(told=problem)
+    closed, message = escalations.close(service.db, int(escalation["id"]), actor=user, note=note)
+    return Answer(told=None if closed else message)

@@ -290,3 +290,21 @@ def test_who_may_stop(settings):
     nobody = People(settings)
     assert nobody.why_not_stop("UASKER", 2, "UASKER") is None
     assert "kitebase stop" in (nobody.why_not_stop("UOTHER", 2, None) or "")
+
+
+def test_slacks_own_stop_in_a_slash_commands_thread(settings, db, slow):
+    """A /kitebase run threads under its "asked:" message: Slack's Stop there names that message's ts."""
+    h, stop = start(settings, db, slow)
+    try:
+        h.send.command("handle KITE-142")
+        wait_until(lambda: slow.calls == 2, "the second model call to hang")
+        asked = wait_until(lambda: [c for c in h.slack.calls_to("chat.postMessage") if "asked:" in c["text"]],
+                           "the asked: message")
+        ts = next(ts for (channel, ts), m in h.slack.messages.items() if m.get("text") == asked[0]["text"])
+        clicked = time.monotonic()
+        h.send.event({"type": "agent_session_stopped", "channel": "CSUPPORT", "thread_ts": ts, "user": "ULEAD",
+                      "streaming_message_ts": [], "event_ts": f"{time.time():.6f}"})
+        assert stopped_within(db, 1, clicked) < STOP_WITHIN
+        assert_stopped_cleanly(h, db, 1, ts, slow)
+    finally:
+        stop()

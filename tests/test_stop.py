@@ -149,7 +149,8 @@ def test_a_colleague_who_may_not_stop_changes_nothing(settings, db, slow):
         h.send.command("stop 1", user="UOTHER")
         told = wait_until(lambda: [e for e in h.slack.calls_to("chat.postEphemeral") if e["user"] == "UOTHER"],
                           "the colleague to be told")
-        assert "Only the person who asked for run #1 and the approvers can stop it" in told[0]["text"]
+        assert "Only the person who asked for run #1 and the approvers can stop it (<@ULEAD>); it goes on." \
+            in told[0]["text"]
         slow.gate.set()
         h.drain()
         assert run_row(db, 1).status == "awaiting_approval" and run_row(db, 1).stop_requested_by is None

@@ -19,7 +19,6 @@ from bot.runs.reports import feedback
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
 from bot.slack_ui.feedback_note import build_feedback_modal
-from bot.slack_ui.limits import escape
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +73,7 @@ def register(app: App, ctx: SlackContext) -> None:
         ack()
         escalation, problem = asks.escalation_for(ctx.service, _escalation_id(body), clicked_by(body))
         if escalation is None:
-            tell_clicker(ctx, body, escape(problem or ""))
+            tell_clicker(ctx, body, problem or "")
             return
         _open_form(ctx, body, client, cards.build_close_modal(
             metadata={"escalation_id": escalation["id"]}, ticket_id=escalation["run"]["ticket_id"] or ""),
@@ -136,10 +135,10 @@ def stop_and_tell(ctx: SlackContext, run_id: int, user: str) -> str | None:
 
 def continue_runs(ctx: SlackContext, answer: asks.Answer) -> str | None:
     """Continue the runs a person's ask names (a run waiting for a decision, or queued, has no worker to go on);
-    the sentence for them, if any, escaped."""
+    the sentence for them, if any."""
     for run_id in answer.runs:
         ctx.dispatch(run_id)
-    return escape(answer.told) if answer.told else None  # plain text (names a person as they were recorded)
+    return answer.told
 
 
 def _pending_approval(ctx: SlackContext, body: dict[str, Any]) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ from bot.runs import BadInput
 from bot.runs.intake import fan_out
 from bot.runs.lifecycle import escalations
 from bot.runs.lifecycle.service import RunService
+from bot.runs.lifecycle.stops import StopOutcome
 from bot.runs.reports import batches, for_slack
 from bot.vocabulary import ApprovalStatus
 
@@ -21,7 +22,8 @@ DONE = ("approved", "edited", "rejected")
 @dataclass(frozen=True)
 class Answer:
     """What came of a person's ask: the runs to continue (what they asked was recorded), and/or the sentence
-    only they should see (plain text: the listener escapes it)."""
+    only they should see, as Slack mrkdwn: the rule's sentences mention people; whatever names someone as
+    recorded (a decision's, a claim's) is escaped here (`_plain`)."""
 
     runs: tuple[int, ...] = ()
     told: str | None = None
@@ -49,7 +51,7 @@ def decide(service: RunService, approval_id: int | None, user: str, action: str,
     decision = service.decide(int(approval["id"]), action=action, actor=user, message=message, reason=reason,
                               expected_fingerprint=fingerprint)
     if decision.outcome not in DONE:
-        return Answer(told=decision.message)
+        return Answer(told=_plain(decision.message))
     return Answer(runs=(decision.run_id,) if decision.run_id is not None else ())
 
 
@@ -59,7 +61,7 @@ def stop(service: RunService, run_id: int, user: str) -> Answer:
     outcome = service.stop(run_id, actor=user)
     if outcome.outcome == "stopping":
         return Answer(runs=(run_id,))
-    return Answer(told=outcome.message)
+    return Answer(told=_told(outcome))
 
 
 def stop_thread(service: RunService, *, channel: str, thread_ts: str, user: str) -> Answer:
@@ -67,7 +69,7 @@ def stop_thread(service: RunService, *, channel: str, thread_ts: str, user: str)
     outcome = service.stop_thread(channel=channel, thread_ts=thread_ts, actor=user)
     if outcome.outcome == "stopping" and outcome.run_id is not None:
         return Answer(runs=(outcome.run_id,))
-    return Answer(told=None if outcome.outcome == "not_found" else outcome.message)
+    return Answer(told=None if outcome.outcome == "not_found" else _told(outcome))
 
 
 def draft_for_these(service: RunService, run_id: int | None, user: str, tickets: list[str]) -> Answer:
@@ -81,9 +83,9 @@ def draft_for_these(service: RunService, run_id: int | None, user: str, tickets:
         started = fan_out.start(service.db, run_id, actor=user, model=service.model_name,
                                 desk_kind=service.settings.desk, tickets=tickets)
     except BadInput as exc:
-        return Answer(told=str(exc))
+        return Answer(told=_plain(str(exc)))
     children = () if started.existed else tuple(child for child, _ in started.children)
-    return Answer(runs=children, told=started.sentence() if started.existed or started.skipped else None)
+    return Answer(runs=children, told=_plain(started.sentence()) if started.existed or started.skipped else None)
 
 
 def approve_all(service: RunService, batch_id: int | None, user: str, shown: dict[int, str]) -> Answer:
@@ -97,8 +99,9 @@ def approve_all(service: RunService, batch_id: int | None, user: str, shown: dic
     try:
         decided = service.approve_all(batch_id, actor=user, shown=shown)
     except BadInput as exc:
-        return Answer(told=str(exc))
-    return Answer(runs=tuple(decided.run_ids), told=decided.sentence())
+        return Answer(told=_plain(str(exc)))
+    said = decided.sentence()
+    return Answer(runs=tuple(decided.run_ids), told=_plain(said) if said else None)
 
 
 def _who(actor: str | None) -> str:
@@ -119,7 +122,7 @@ def claim(service: RunService, escalation_id: int | None, user: str) -> Answer:
     if escalation is None:
         return Answer(told=problem)
     won, message = escalations.claim(service.db, int(escalation["id"]), actor=user)
-    return Answer(told=None if won else message)
+    return Answer(told=None if won else _plain(message))
 
 
 def resume(service: RunService, escalation_id: int | None, user: str) -> Answer:
@@ -131,7 +134,7 @@ def resume(service: RunService, escalation_id: int | None, user: str) -> Answer:
     try:
         service.reopen(run_id, actor=user)
     except BadInput as exc:
-        return Answer(told=str(exc))
+        return Answer(told=_plain(str(exc)))
     return Answer(runs=(run_id,))
 
 
@@ -140,4 +143,15 @@ def close(service: RunService, escalation_id: int | None, user: str, note: str) 
     if escalation is None:
         return Answer(told=problem)
     closed, message = escalations.close(service.db, int(escalation["id"]), actor=user, note=note)
-    return Answer(told=None if closed else message)
+    return Answer(told=None if closed else _plain(message))
+
+
+def _told(outcome: StopOutcome) -> str:
+    """The rule's sentence as it is (it mentions who may); any other as text."""
+    return outcome.message if outcome.outcome == "not_allowed" else _plain(outcome.message)
+
+
+def _plain(text: str) -> str:
+    """A sentence that names people or tickets as they were recorded, shown as text (Slack's escaping: never a
+    mention or a link)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

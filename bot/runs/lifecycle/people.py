@@ -41,7 +41,7 @@ class People:
         if self.settings.approvers and unknown_groups(self.settings, self.groups):
             return GROUPS_UNKNOWN + f"Run #{run_id} goes on."
         who = [f"<@{started_by}>"] if started_by else []
-        who += mentions(self.settings.approvers)
+        who += [m for m in mentions(self.settings.approvers) if m not in who]
         return (f"Only the person who asked for run #{run_id} and the approvers can stop it "
                 f"({', '.join(who) or 'no one is set: use `kitebase stop` at the terminal'}); it goes on.")
 

@@ -19,6 +19,7 @@ from bot.slack_ui.limits import (
     mrkdwn_section,
     split_text,
 )
+from bot.slack_ui.notice import ai_notice, with_notice
 from bot.vocabulary import EscalationStatus
 
 
@@ -42,35 +43,43 @@ def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: s
         if status == EscalationStatus.CLAIMED:
             blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
                 button("Resume run", RESUME, value), button("Close…", CLOSE, value)]})
-    return text, fit_blocks(blocks)
+    return text, with_notice(blocks)
 
 
 def build_queue_message(queue: list[dict[str, Any]]) -> Message:
+    """The /kitebase queue answer (and the start of the digest)."""
+    text, blocks = _queue_blocks(queue)
+    return text, with_notice(blocks)
+
+
+def _queue_blocks(queue: list[dict[str, Any]]) -> Message:
     if not queue:
         return "The human queue is empty.", [mrkdwn_section("The human queue is empty. :tada:")]
     lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{escape(q['kind'])}` — "
              f"{escape(clip(q['reason'], 200))}" for q in queue]
-    return f"{len(queue)} runs in the human queue.", fit_blocks([header(f"Human queue ({len(queue)})"),
-                                                                 *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]])
+    return f"{len(queue)} runs in the human queue.", [header(f"Human queue ({len(queue)})"),
+                                                      *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]]
 
 
 def build_digest(day: str, queue: list[dict[str, Any]], figures: dict[str, Any] | None = None,
                  gaps: dict[str, Any] | None = None) -> Message:
     """The open queue, then the last 7 days in one table, then the knowledge gaps."""
-    text, blocks = build_queue_message(queue)
+    text, blocks = _queue_blocks(queue)
     blocks = [context(f"Daily digest · {escape(day)}"), *blocks]
     extra: list[dict[str, Any]] = []
     if figures is not None:
         extra += [header("The last 7 days"), build_figures_table(figures)]
     if gaps is not None:
         extra += build_gaps(gaps, "Knowledge gaps, last 30 days")
-    return f"Daily digest {day}: {text}", [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - len(extra)), *extra]
+    return f"Daily digest {day}: {text}", [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - 1 - len(extra)), *extra,
+                                           ai_notice()]
 
 
 def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], figures: dict | None = None,
                intake: dict | None = None, intake_problem: str | None = None) -> dict:
     blocks: list[dict] = [header("Kitebase ticket agent"),
-                          context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`.")]
+                          context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`."),
+                          ai_notice()]  # at the top: a long Home is rarely read to its end
     blocks.append(header(f"Human queue ({len(queue)})"))
     blocks += [mrkdwn_section(f"*{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{escape(q['kind'])}`"
                               f"{' · claimed by ' + who(q['claimed_by']) if q.get('claimed_by') else ''}\n"

@@ -102,8 +102,10 @@ def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arg
 def _who_decides(tool: str, arguments: dict[str, Any], approvers_hint: str) -> str:
     """The line over the AI notice: who may decide (the notice already says a person approves every reply)."""
     if tool == "reply_to_customer":
-        return f"The whole draft is above ({len(str(arguments.get('message', ''))):,} characters). {approvers_hint}"
-    return f"Nothing changes on the ticket until someone decides. {approvers_hint}"
+        line = f"The whole draft is above ({len(str(arguments.get('message', ''))):,} characters). {approvers_hint}"
+    else:
+        line = f"Nothing changes on the ticket until someone decides. {approvers_hint}"
+    return line.strip()
 
 
 def decision_line(status: str, actor: str | None, when: datetime | None, reason: str | None,

@@ -80,6 +80,13 @@ def test_every_message_builder_carries_the_notice_once_within_slacks_limits(name
     assert len(blocks) <= MAX_BLOCKS_MESSAGE and message_block_errors(blocks) == []
 
 
+def test_an_escalation_past_the_block_limit_keeps_its_buttons_and_the_notice() -> None:
+    _, blocks = queue.build_escalation(**{**ESCALATION, "summary": "word " * 60_000})
+    assert len(blocks) == MAX_BLOCKS_MESSAGE and message_block_errors(blocks) == []
+    assert blocks[-1] == ai_notice() and blocks[-2]["type"] == "actions", "the summary is cut, not the buttons"
+    assert "more blocks left out" in blocks[-3]["elements"][0]["text"]
+
+
 def test_app_home_carries_it_near_the_top_even_when_full() -> None:
     approvals = [{"ticket_id": "KITE-1", "run_id": 1, "created_at": NOW, "message": "x"}] * 15
     runs = [{"run_id": 1, "ticket_id": "KITE-1", "status": "completed", "goal": "g"}] * 15

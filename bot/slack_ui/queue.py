@@ -25,7 +25,6 @@ from bot.vocabulary import EscalationStatus
 
 def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
                      thread_link: str | None, status: str = EscalationStatus.OPEN, actor: str | None = None) -> Message:
-    value = json.dumps({"escalation_id": escalation_id, "run_id": run_id})
     text = escape(f"Run #{run_id} on {ticket_id} needs a person: {reason}")
     link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
     blocks = [
@@ -34,16 +33,21 @@ def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: s
                        "history is in the transcript below."),
         *[mrkdwn_section(chunk) for chunk in split_text(escape(summary or "No summary."), 2900)],
     ]
+    tail = _escalation_tail(escalation_id, run_id, status, actor)  # never cut: a long summary is cut instead
+    return text, [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - 1 - len(tail)), *tail, ai_notice()]
+
+
+def _escalation_tail(escalation_id: int, run_id: int, status: str, actor: str | None) -> list[dict[str, Any]]:
+    value = json.dumps({"escalation_id": escalation_id, "run_id": run_id})
     if status == EscalationStatus.OPEN:
-        blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
+        return [{"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
             button("I'll take it", CLAIM, value, "primary"), button("Resume run", RESUME, value),
-            button("Close…", CLOSE, value)]})
-    else:
-        blocks.append(context(f"*{escape(status.capitalize())}* by {who(actor)}" if actor else status.capitalize()))
-        if status == EscalationStatus.CLAIMED:
-            blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
-                button("Resume run", RESUME, value), button("Close…", CLOSE, value)]})
-    return text, with_notice(blocks)
+            button("Close…", CLOSE, value)]}]
+    tail = [context(f"*{escape(status.capitalize())}* by {who(actor)}" if actor else status.capitalize())]
+    if status == EscalationStatus.CLAIMED:
+        tail.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
+            button("Resume run", RESUME, value), button("Close…", CLOSE, value)]})
+    return tail
 
 
 def build_queue_message(queue: list[dict[str, Any]]) -> Message:

@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"tickets": args.tickets, "articles": args.articles,
                                "database": "postgresql" if args.postgres else "sqlite"}
     with tempfile.TemporaryDirectory() as folder, ZendeskServer(export_delay=0) as zd:
-        zd.requests_per_minute = None  # the target is "without rate limits"; see the README for a real account's
+        zd.requests_per_minute = None  # the target is "without rate limits"; see docs/zendesk.md for a real account's
         t = time.perf_counter()
         fill(zd, args.tickets, args.articles)
         print(f"stand-in filled: {args.tickets} tickets, {args.articles} articles ({time.perf_counter() - t:.1f} s)")

@@ -118,7 +118,8 @@ def _check_floor(path: Path, data: dict[str, Any], name: str) -> int:
     passed, cases = data["summary"]["passed"], data["summary"]["cases"]
     if cases != floor["cases"]:
         print(f"\nFloor: {path.name} was recorded for {floor['cases']} cases and this run had {cases}; "
-              "record it again (see the README) when cases are added.", file=sys.stderr)
+              "record it again (see docs/design.md, Evaluating the agent's judgement) when cases are added.",
+              file=sys.stderr)
         return EXIT_FAILED
     if passed < floor["passed"]:
         print(f"\nBelow the floor: {passed} of {cases} cases passed, {floor['passed']} are expected "

@@ -65,12 +65,14 @@ def show(harness, start: int) -> int:
             body = [block_text(b) for b in args.get("blocks") or []] or [args.get("text", "")]
             for line in "\n".join(body).splitlines():
                 print(f"   {line}")
-        elif method in ("chat.startStream", "chat.appendStream"):
+        elif method in ("chat.startStream", "chat.appendStream", "chat.stopStream"):
             for chunk in args.get("chunks") or []:
                 if chunk["type"] == "markdown_text":
                     print(f"   ~ {chunk['text'].strip()}")
                 elif chunk["type"] == "task_update":
                     print(f"   ~ [{chunk['status']}] {chunk['title']} → {chunk.get('output', '')[:100]}")
+            for block in args.get("blocks") or []:  # chat.stopStream's, under the finished stream
+                print(f"   ~ {block_text(block)}")
         elif method == "files.completeUploadExternal":
             print(f"\n── uploads a transcript to #{args.get('channel_id')}")
     return len(calls)

@@ -11,6 +11,7 @@ from bot.db.models import Approval, Escalation, Feedback, Run
 from bot.durations import describe, parse_duration
 from bot.runs.reports import stats
 from bot.slack_ui.figures import build_figures_fields, build_figures_table
+from bot.slack_ui.notice import ai_notice
 from bot.slack_ui.queue import build_digest, build_home
 from standins.slack_server import message_block_errors, view_errors
 
@@ -132,7 +133,8 @@ def test_the_table_and_the_fields_pass_slacks_rules(week):
 def test_a_long_queue_never_pushes_the_figures_out_of_the_digest(week):
     queue = [{"ticket_id": f"KITE-{i}", "run_id": i, "kind": "guard", "reason": "x" * 2500} for i in range(60)]
     _, digest = build_digest("2026-12-01", queue, week, {"topics": []})
-    assert len(digest) <= 50 and digest[-3]["type"] == "table" and message_block_errors(digest) == []
+    assert len(digest) <= 50 and digest[-4]["type"] == "table" and message_block_errors(digest) == []
+    assert digest[-1] == ai_notice(), "the AI notice closes the digest"
 
 
 @pytest.mark.parametrize("text, seconds", [("90", 90), ("90s", 90), ("15m", 900), ("6h", 21600), ("7d", 604800),

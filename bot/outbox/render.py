@@ -17,6 +17,7 @@ from bot.runs.reports import batches, for_slack
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
 from bot.slack_ui.batch import build_batch_card
+from bot.slack_ui.notice import ai_notice
 from bot.vocabulary import ApprovalStatus
 
 METADATA_TYPE = "kitebase_outbox"
@@ -97,8 +98,9 @@ class Renderer:
         elif chunks:
             calls.append(Call("chat.appendStream", {"channel": row.channel, "ts": row.ts, "chunks": chunks}))
         if closed and not state.get("stopped"):
-            calls.append(Call("chat.stopStream", {"channel": row.channel, "ts": row.ts,
-                                                  "chunks": [{"type": "markdown_text", "text": status + "\n"}]}))
+            calls.append(Call("chat.stopStream", {"channel": row.channel, "ts": row.ts,  # blocks: under the stream
+                                                  "chunks": [{"type": "markdown_text", "text": status + "\n"}],
+                                                  "blocks": [ai_notice()]}))
         return Delivery(calls, new_state, creates=row.ts is None)
 
     def _card(self, row: Outbox) -> Delivery | None:

@@ -13,12 +13,12 @@ from typing import Any
 from bot.slack_ui.blocks import APPROVE, APPROVE_ALL, EDIT, REJECT, Message, who
 from bot.slack_ui.cards import approval_value, decision_line
 from bot.slack_ui.limits import MAX_BLOCKS_MESSAGE, button, clip, context, escape, header, mrkdwn_section
+from bot.slack_ui.notice import ai_notice
 from bot.slack_ui.sources import section_link
 from bot.vocabulary import ChildState
 
 SAME_RUN_WORDS = 12  # an unchanged stretch longer than this is shown as its ends and "…"
 SHOWN_CHARS = 1400  # of a draft on the card (the Edit form holds all of it)
-AI_NOTE = "Drafted by an AI agent; nothing reaches a customer until a person approves it."
 
 
 def shortened_diff(draft: str, reference: str) -> str:
@@ -62,7 +62,7 @@ def build_batch_card(view: dict[str, Any], *, help_url: str | None = None,
     blocks: list[dict[str, Any]] = [header(title), mrkdwn_section("\n".join(lines))]
     for child in children:
         blocks += _child_blocks(child, reference.get("message") or "", help_url, ticket_url)
-    blocks += _footer(view)
+    blocks += [*_footer(view), ai_notice()]
     text = escape(f"{title}: " + "; ".join(f"{c['ticket_id']} {_word(c)}" for c in children))
     if len(blocks) > MAX_BLOCKS_MESSAGE:  # 10 children at most, 4 blocks each: never, but never cut a draft
         raise ValueError(f"a batch card needs {len(blocks)} blocks; Slack allows {MAX_BLOCKS_MESSAGE}")
@@ -131,13 +131,13 @@ def _footer(view: dict[str, Any]) -> list[dict[str, Any]]:
     pending = view["pending"]
     if view["working"]:
         blocks.append(context(f":hourglass_flowing_sand: {view['working']} still working; Approve all appears when "
-                              f"every ticket has its draft or its reason. {AI_NOTE}"))
+                              "every ticket has its draft or its reason."))
     elif pending:
         value = json.dumps({"batch_id": view["id"], "approvals": {str(a["id"]): a["fingerprint"] for a in pending}})
         blocks.append({"type": "actions", "block_id": f"batch-{view['id']}", "elements": [
             button(f"Approve all {len(pending)}" if len(pending) > 1 else "Approve the draft", APPROVE_ALL, value,
                    "primary")]})
-        blocks.append(context(f"Approve all sends each draft shown above to its own customer, once. {AI_NOTE}"))
+        blocks.append(context("Approve all sends each draft shown above to its own customer, once."))
     elif view["done"]:
         blocks.append(context("Done: " + "; ".join(f"{escape(c['ticket_id'])} {_word(c)}" for c in view["children"])
                               + (f". {len(view['skipped'])} not drafted." if view["skipped"] else ".")))

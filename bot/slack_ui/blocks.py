@@ -20,6 +20,7 @@ from bot.slack_ui.limits import (
     mrkdwn_section,
     split_text,
 )
+from bot.slack_ui.notice import ai_notice, with_notice
 from bot.vocabulary import RunStatus
 
 APPROVE, EDIT, REJECT = "approve_reply", "edit_reply", "reject_reply"
@@ -140,7 +141,8 @@ def build_timeline(header: str, steps: list[dict[str, Any]], status: str, stop_r
     blocks += [mrkdwn_section(chunk) for chunk in split_text(body, 2900)] if body else []
     blocks.append(context(status))
     stop = [build_stop_button(stop_run)] if stop_run is not None else []
-    return clip("\n".join([header, *lines, status]), MESSAGE_TEXT), [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - len(stop)), *stop]
+    fitted = fit_blocks(blocks, MAX_BLOCKS_MESSAGE - 1 - len(stop))  # room for Stop and the AI notice
+    return clip("\n".join([header, *lines, status]), MESSAGE_TEXT), with_notice([*fitted, *stop])
 
 
 def build_stop_button(run_id: int) -> dict[str, Any]:
@@ -157,7 +159,7 @@ def build_stop_button(run_id: int) -> dict[str, Any]:
 def build_request(user: str, goal: str) -> Message:
     """A slash command's request, shown in the channel; the run answers in its thread."""
     line = f"{who(user)} asked: {escape(goal)}"
-    return line, [mrkdwn_section(line)]
+    return line, with_notice([mrkdwn_section(line)])
 
 
 def build_intake_request(rule: str, ticket: str, title: str | None, why: list[str]) -> Message:
@@ -166,13 +168,13 @@ def build_intake_request(rule: str, ticket: str, title: str | None, why: list[st
     subject = f" ({escape(clip(title, 150))})" if title else ""
     line = (f":inbox_tray: Rule *{escape(rule)}* picked up ticket *{escape(ticket)}*{subject}: "
             f"{escape(', '.join(why))}. I'll work it in this thread and ask before anything reaches the customer.")
-    return line, [mrkdwn_section(line)]
+    return line, with_notice([mrkdwn_section(line)])
 
 
 def build_notice(text: str) -> Message:
     """A sentence of ours in a thread (mrkdwn: it may mention people or channels; any user text in it was
     escaped where the sentence was made)."""
-    return text, [mrkdwn_section(":information_source: " + text)]
+    return text, with_notice([mrkdwn_section(":information_source: " + text)])
 
 
 def build_final(*, run_id: int, status: str, answer: str | None, reason: str | None, steps: int, tokens: int,
@@ -196,8 +198,8 @@ def build_final(*, run_id: int, status: str, answer: str | None, reason: str | N
         blocks = [mrkdwn_section(f":octagonal_sign: *Stopped ({status})*: {escape(reason or '')}\n"
                                  "I've handed this to the human queue with everything I found.")]
     extra = _offer_blocks(run_id, offer, batch_started) if status == RunStatus.COMPLETED else []
-    return text, [*fit_blocks([*blocks, context(usage)], MAX_BLOCKS_MESSAGE - 1 - len(extra)), *extra,
-                  build_feedback(run_id)]
+    return text, [*fit_blocks([*blocks, context(usage)], MAX_BLOCKS_MESSAGE - 2 - len(extra)), *extra,
+                  ai_notice(), build_feedback(run_id)]
 
 
 def _offer_blocks(run_id: int, offer: list[str] | None, batch_started: bool) -> list[dict[str, Any]]:
@@ -242,4 +244,4 @@ def build_reminder(*, ticket_id: str, customer: str, tool: str, waited_seconds: 
             f"someone decides; it expires at {expires}, and then the run goes to the human queue.")
     if backups:
         line += f" Backup approvers {', '.join(mention(b) for b in backups)} may decide from now on."
-    return line, [mrkdwn_section(line)]
+    return line, with_notice([mrkdwn_section(line)])

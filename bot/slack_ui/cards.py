@@ -21,15 +21,16 @@ from bot.slack_ui.blocks import (
 )
 from bot.slack_ui.limits import (
     INPUT_VALUE,
+    MAX_BLOCKS_MESSAGE,
     PRIVATE_METADATA,
     button,
     context,
     escape,
-    fit_blocks,
     header,
     mrkdwn_section,
     quote_sections,
 )
+from bot.slack_ui.notice import ai_notice
 from bot.slack_ui.sources import build_sources
 from bot.vocabulary import SENT, ApprovalStatus
 
@@ -88,16 +89,23 @@ def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arg
                            help_url: str | None = None, ticket_url: str | None = None) -> Message:
     title, text = _recipient(tool, arguments, target)
     value = approval_value(approval_id, fingerprint)
-    size = len(str(arguments.get("message", "")))
-    shown = f"The whole draft is above ({size:,} characters). " if tool == "reply_to_customer" else ""
     blocks = [header(title), *_ticket_lines(arguments, target, run_ticket, ticket_url), *_body(tool, arguments, target),
               *build_sources(sources, help_url),
               {"type": "actions", "block_id": f"approval-{approval_id}", "elements": [
                   button("Approve and send" if tool == "reply_to_customer" else "Approve", APPROVE, value, "primary"),
                   *([button("Edit…", EDIT, value)] if tool == "reply_to_customer" else []),
                   button("Reject…", REJECT, value, "danger")]},
-              context(f"{shown}Nothing is sent until someone decides. {approvers_hint}")]
+              context(_who_decides(tool, arguments, approvers_hint))]
     return escape(f"{text} waits for approval."), _fit_card(blocks)
+
+
+def _who_decides(tool: str, arguments: dict[str, Any], approvers_hint: str) -> str:
+    """The line over the AI notice: who may decide (the notice already says a person approves every reply)."""
+    if tool == "reply_to_customer":
+        line = f"The whole draft is above ({len(str(arguments.get('message', ''))):,} characters). {approvers_hint}"
+    else:
+        line = f"Nothing changes on the ticket until someone decides. {approvers_hint}"
+    return line.strip()
 
 
 def decision_line(status: str, actor: str | None, when: datetime | None, reason: str | None,
@@ -133,10 +141,10 @@ def build_approval_decided(*, tool: str, arguments: dict[str, Any], target: dict
 
 
 def _fit_card(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    fitted = fit_blocks(blocks)
-    if fitted is not blocks:  # never show part of a draft as if it were all of it
-        raise ValueError(f"an approval card needs {len(blocks)} blocks; Slack allows 50")
-    return fitted
+    """The card and the AI notice under it; never cut (part of a draft must not look like all of it)."""
+    if len(blocks) + 1 > MAX_BLOCKS_MESSAGE:
+        raise ValueError(f"an approval card needs {len(blocks) + 1} blocks; Slack allows {MAX_BLOCKS_MESSAGE}")
+    return [*blocks, ai_notice()]
 
 
 # --- modals ------------------------------------------------------------------------------------------

@@ -19,12 +19,12 @@ from bot.slack_ui.limits import (
     mrkdwn_section,
     split_text,
 )
+from bot.slack_ui.notice import ai_notice, with_notice
 from bot.vocabulary import EscalationStatus
 
 
 def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
                      thread_link: str | None, status: str = EscalationStatus.OPEN, actor: str | None = None) -> Message:
-    value = json.dumps({"escalation_id": escalation_id, "run_id": run_id})
     text = escape(f"Run #{run_id} on {ticket_id} needs a person: {reason}")
     link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
     blocks = [
@@ -33,44 +33,57 @@ def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: s
                        "history is in the transcript below."),
         *[mrkdwn_section(chunk) for chunk in split_text(escape(summary or "No summary."), 2900)],
     ]
+    tail = _escalation_tail(escalation_id, run_id, status, actor)  # never cut: a long summary is cut instead
+    return text, [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - 1 - len(tail)), *tail, ai_notice()]
+
+
+def _escalation_tail(escalation_id: int, run_id: int, status: str, actor: str | None) -> list[dict[str, Any]]:
+    value = json.dumps({"escalation_id": escalation_id, "run_id": run_id})
     if status == EscalationStatus.OPEN:
-        blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
+        return [{"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
             button("I'll take it", CLAIM, value, "primary"), button("Resume run", RESUME, value),
-            button("Close…", CLOSE, value)]})
-    else:
-        blocks.append(context(f"*{escape(status.capitalize())}* by {who(actor)}" if actor else status.capitalize()))
-        if status == EscalationStatus.CLAIMED:
-            blocks.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
-                button("Resume run", RESUME, value), button("Close…", CLOSE, value)]})
-    return text, fit_blocks(blocks)
+            button("Close…", CLOSE, value)]}]
+    tail = [context(f"*{escape(status.capitalize())}* by {who(actor)}" if actor else status.capitalize())]
+    if status == EscalationStatus.CLAIMED:
+        tail.append({"type": "actions", "block_id": f"escalation-{escalation_id}", "elements": [
+            button("Resume run", RESUME, value), button("Close…", CLOSE, value)]})
+    return tail
 
 
 def build_queue_message(queue: list[dict[str, Any]]) -> Message:
+    """The /kitebase queue answer (and the start of the digest)."""
+    text, blocks = _queue_blocks(queue)
+    return text, with_notice(blocks)
+
+
+def _queue_blocks(queue: list[dict[str, Any]]) -> Message:
     if not queue:
         return "The human queue is empty.", [mrkdwn_section("The human queue is empty. :tada:")]
     lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{escape(q['kind'])}` — "
              f"{escape(clip(q['reason'], 200))}" for q in queue]
-    return f"{len(queue)} runs in the human queue.", fit_blocks([header(f"Human queue ({len(queue)})"),
-                                                                 *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]])
+    return f"{len(queue)} runs in the human queue.", [header(f"Human queue ({len(queue)})"),
+                                                      *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]]
 
 
 def build_digest(day: str, queue: list[dict[str, Any]], figures: dict[str, Any] | None = None,
                  gaps: dict[str, Any] | None = None) -> Message:
     """The open queue, then the last 7 days in one table, then the knowledge gaps."""
-    text, blocks = build_queue_message(queue)
+    text, blocks = _queue_blocks(queue)
     blocks = [context(f"Daily digest · {escape(day)}"), *blocks]
     extra: list[dict[str, Any]] = []
     if figures is not None:
         extra += [header("The last 7 days"), build_figures_table(figures)]
     if gaps is not None:
         extra += build_gaps(gaps, "Knowledge gaps, last 30 days")
-    return f"Daily digest {day}: {text}", [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - len(extra)), *extra]
+    return f"Daily digest {day}: {text}", [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - 1 - len(extra)), *extra,
+                                           ai_notice()]
 
 
 def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], figures: dict | None = None,
                intake: dict | None = None, intake_problem: str | None = None) -> dict:
     blocks: list[dict] = [header("Kitebase ticket agent"),
-                          context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`.")]
+                          context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`."),
+                          ai_notice()]  # at the top: a long Home is rarely read to its end
     blocks.append(header(f"Human queue ({len(queue)})"))
     blocks += [mrkdwn_section(f"*{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{escape(q['kind'])}`"
                               f"{' · claimed by ' + who(q['claimed_by']) if q.get('claimed_by') else ''}\n"

@@ -134,7 +134,7 @@ def test_a_killed_serve_never_leaves_the_session_processing(database_url, stand_
         finally:
             killed.set()
             serve.stop()
-    assert statuses()[0] == "processing" and statuses()[-1] == "active", statuses()
+    assert statuses()[-1] == "active" and "suspended" in statuses(), statuses()
 
 
 def approve_button(slack: SlackAPIServer) -> tuple[str, str]:

@@ -94,6 +94,7 @@ class Settings(BaseSettings):
     run_workers: int = Field(64, ge=1, le=1000, validation_alias="KITEBASE_RUN_WORKERS")
     slack_min_interval_seconds: float = Field(1.0, ge=0, le=10, validation_alias="KITEBASE_SLACK_MIN_INTERVAL")
     slack_streaming: bool = Field(True, validation_alias="KITEBASE_SLACK_STREAMING")
+    slack_agent_sessions: bool = Field(True, validation_alias="KITEBASE_SLACK_AGENT_SESSIONS")
     slack_rate_scale: float = Field(1.0, gt=0, le=1000, validation_alias="KITEBASE_SLACK_RATE_SCALE")
     process_stale_seconds: float = Field(15.0, gt=0, validation_alias="KITEBASE_PROCESS_STALE_SECONDS")
     approval_ttl_seconds: float = Field(

@@ -34,6 +34,21 @@ LIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.AWAITING_APPROVAL)  # at 
 TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.ESCALATED, RunStatus.FAILED, RunStatus.STOPPED})
 
 
+class SessionStatus(StrEnum):
+    """A run thread's Slack agent session (agents.sessions.setStatus: docs/slack-agent.md), derived from the run."""
+
+    PROCESSING = "processing"  # the agent works: Slack shows its native Stop button
+    SUSPENDED = "suspended"  # it waits for a person (a draft for approval)
+    ACTIVE = "active"  # it has answered; a follow-up in the thread continues it
+    CLOSED = "closed"  # stopped, escalated to a person, or failed
+
+
+SESSION_STATUS = {RunStatus.QUEUED: SessionStatus.PROCESSING, RunStatus.RUNNING: SessionStatus.PROCESSING,
+                  RunStatus.AWAITING_APPROVAL: SessionStatus.SUSPENDED, RunStatus.COMPLETED: SessionStatus.ACTIVE,
+                  RunStatus.ESCALATED: SessionStatus.CLOSED, RunStatus.FAILED: SessionStatus.CLOSED,
+                  RunStatus.STOPPED: SessionStatus.CLOSED}
+
+
 class ApprovalStatus(StrEnum):
     """A gated call's draft: waiting for a person, or what became of it."""
 

@@ -75,6 +75,27 @@ class SlackSender:
                 *(f"{name}: {value}" for name, value in sign(self.secret, body).items())]
         return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
+    def agent_session_stopped(self, *, channel: str, thread_ts: str, user: str = "ULEAD",
+                              streaming_message_ts: list[str] | None = None, **kwargs: Any) -> tuple[int, str]:
+        """Slack's `agent_session_stopped` event, signed, as docs.slack.dev/reference/events/agent_session_stopped
+        shows it: a person clicked the native Stop button of the agent session of `channel`/`thread_ts` (Slack
+        shows it while the session is `processing`). The event's fields:
+
+        - `type`: "agent_session_stopped"
+        - `channel`: the channel of the session's thread (C…, or D… for a DM)
+        - `thread_ts`: the ts of the thread's root message, which the session is scoped to
+        - `user`: who clicked Stop
+        - `streaming_message_ts`: the app's in-progress streams Slack stopped for the click (an empty list when
+          no stream was active: the work must still stop)
+        - `event_ts`
+
+        `team_id` is on the enclosing `event_callback` envelope, not in the event. Slack does not change the
+        session's status on the click: the app moves it away from `processing` (agents.sessions.setStatus or
+        chat.stopStream)."""
+        event_ts = f"{time.time():.6f}"
+        return self.event({"type": "agent_session_stopped", "channel": channel, "thread_ts": thread_ts, "user": user,
+                           "streaming_message_ts": list(streaming_message_ts or []), "event_ts": event_ts}, **kwargs)
+
     def interaction(self, payload: dict[str, Any], **kwargs: Any) -> tuple[int, str]:
         body = urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
         return self.post(body, "application/x-www-form-urlencoded", **kwargs)

@@ -35,6 +35,12 @@ How slack_sdk's ``WebClient`` talks to it (worth knowing when asserting on ``arg
   (Slack accepts it for form posts), never in a JSON body.
 * files_upload_v2 = files.getUploadURLExternal -> raw-bytes POST to the returned
   ``upload_url`` (no auth header) -> files.completeUploadExternal.
+* agents.sessions.setStatus / agents.sessions.rename (docs.slack.dev/ai/agent-sessions) keep
+  ``agent_sessions``: ``(channel_id, thread_ts) -> {"status", "title", "initiator_user_id",
+  "statuses": [every status set, in order], "titles": [...]}``; ``session_statuses(channel, thread_ts)``
+  reads the sequence.  ``sessions_error = "not_allowed"`` (any error) answers both methods with it, as a
+  workspace or app that cannot have sessions does; ``agent_session_stopped_subscribed = False`` adds the
+  documented ``missing_agent_session_stopped_event_subscription`` warning to setStatus.
 * Socket Mode clients call apps.connections.open with the app-level token (``xapp-...``,
   the only method that accepts one, as in Slack); it answers ``socket_mode_url``, which
   the test sets to its WebSocket stand-in (standins/socket_mode_server.py).
@@ -133,6 +139,8 @@ POST_METHODS = frozenset({"chat.postMessage", "chat.startStream"})  # the per-ch
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})  # need an app-level (xapp-) token, refuse others
 JSON_FIELDS = ("blocks", "attachments", "view", "files", "chunks", "metadata", "user_auth_blocks")
 CHUNK_TYPES = frozenset({"markdown_text", "plan_update", "task_update", "blocks"})
+SESSION_STATUSES = ("active", "processing", "suspended", "closed")  # agents.sessions.setStatus: acceptable values
+SESSION_TITLE = 200  # characters, agents.sessions.setStatus and .rename
 MAX_ERROR_MESSAGES = 20  # response_metadata.messages is cut after this many (plus one "... and N more")
 
 
@@ -555,6 +563,9 @@ class SlackAPIServer(LocalHTTPServer):
         self.usergroups: dict[str, list[str]] = {}
         self.users: dict[str, dict] = {}
         self.channels: dict[str, dict] = {}
+        self.agent_sessions: dict[tuple[str, str], dict] = {}
+        self.sessions_error: str | None = None  # e.g. "not_allowed": this workspace/app cannot have sessions
+        self.agent_session_stopped_subscribed = True
         self._pending_files: dict[str, dict] = {}
         self._injected: dict[str, deque] = {}
         self._outage: tuple[float, int, str] | None = None  # (until, status, error) for every method
@@ -577,6 +588,8 @@ class SlackAPIServer(LocalHTTPServer):
             "chat.startStream": self._chat_start_stream,
             "chat.appendStream": self._chat_append_stream,
             "chat.stopStream": self._chat_stop_stream,
+            "agents.sessions.setStatus": self._agents_sessions_set_status,
+            "agents.sessions.rename": self._agents_sessions_rename,
             "reactions.add": self._reactions_add,
             "reactions.remove": self._reactions_remove,
             "views.open": self._views_open,
@@ -688,6 +701,11 @@ class SlackAPIServer(LocalHTTPServer):
                 if ch == channel and (ts == thread_ts or m.get("thread_ts") == thread_ts)
             ]
         return sorted(found, key=lambda m: _ts_key(m["ts"]))
+
+    def session_statuses(self, channel: str, thread_ts: str) -> list[str]:
+        """Every status agents.sessions.setStatus set on that thread's session, in order ([] if none)."""
+        with self._lock:
+            return list(self.agent_sessions.get((channel, thread_ts), {}).get("statuses", []))
 
     # -- request handling -------------------------------------------------
     def _handle(self, method: str, verb: str, query: str, raw: bytes, headers: dict) -> tuple[int, dict, dict]:
@@ -1030,6 +1048,57 @@ class SlackAPIServer(LocalHTTPServer):
             msg["metadata"] = args["metadata"]
         msg["stream_state"] = "completed"
         return {"channel": channel, "ts": ts, "message": self._public(msg)}
+
+    # -- agent sessions ---------------------------------------------------
+    def _session_key(self, args: dict) -> tuple[str, str]:
+        if self.sessions_error:
+            raise _SlackError(self.sessions_error)
+        channel = self._required(args, "channel_id", "channel_not_found")
+        thread_ts = args.get("thread_ts")
+        if not isinstance(thread_ts, str) or not thread_ts:  # required for thread-based sessions (all of ours)
+            raise _SlackError("invalid_arguments", ["[ERROR] missing required field: thread_ts"])
+        return channel, thread_ts
+
+    @staticmethod
+    def _session_title(args: dict, *, required: bool) -> str | None:
+        title = args.get("title")
+        if title is None and not required:
+            return None
+        if not isinstance(title, str) or not 1 <= len(title) <= SESSION_TITLE:
+            raise _SlackError("invalid_arguments", [f"[ERROR] title must be 1-{SESSION_TITLE} characters "
+                                                    "[json-pointer:/title]"])
+        return title
+
+    def _agents_sessions_set_status(self, args: dict) -> dict:
+        """Creates the session if needed; title and initiator_user_id count only when it is created."""
+        key = self._session_key(args)
+        status = args.get("status")
+        if status not in SESSION_STATUSES:
+            raise _SlackError("invalid_arguments", [f"[ERROR] status must be one of {', '.join(SESSION_STATUSES)} "
+                                                    "[json-pointer:/status]"])
+        title = self._session_title(args, required=False)
+        session = self.agent_sessions.get(key)
+        if session is None:
+            session = self.agent_sessions[key] = {"status": None, "title": title, "statuses": [], "titles": [],
+                                                  "initiator_user_id": args.get("initiator_user_id")}
+        session["status"] = status
+        session["statuses"].append(status)
+        extra: dict[str, Any] = {}
+        if not self.agent_session_stopped_subscribed:
+            warning = "missing_agent_session_stopped_event_subscription"
+            self.warnings.append(("agents.sessions.setStatus", warning))
+            extra = {"warning": warning, "response_metadata": {"warnings": [warning]}}
+        return {"status": status, "title": session["title"], **extra}
+
+    def _agents_sessions_rename(self, args: dict) -> dict:
+        key = self._session_key(args)
+        title = self._session_title(args, required=True)
+        session = self.agent_sessions.get(key)
+        if session is None:
+            raise _SlackError("session_not_found")
+        session["title"] = title
+        session["titles"].append(title)
+        return {"title": title}
 
     # -- views ------------------------------------------------------------
     def _view_arg(self, args: dict, allowed: tuple[str, ...]) -> dict:

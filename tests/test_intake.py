@@ -52,7 +52,8 @@ def test_a_mention_stores_a_queued_run_and_its_first_message_and_kitebase_run_th
     assert stored["run"]["status"] == "queued" and stored["run"]["ticket_id"] == "KITE-142"
     assert stored["run"]["messages"] == [{"role": "user", "content": [{"type": "text", "text": "handle KITE-142"}]}]
     assert stored["run"]["origin"] == {"surface": "slack", "channel": "CINTAKE", "team": "T0TEAM", "user": "ULEAD"}
-    assert [row["kind"] for row in stored["outbox"]] == ["timeline"] and stored["outbox"][0]["status"] == "pending"
+    assert sorted(row["kind"] for row in stored["outbox"]) == ["agent_session", "timeline"], "its session, its message"
+    assert {row["status"] for row in stored["outbox"]} == {"pending"}
     cli = RunService(db, settings).start("handle KITE-143", started_by="cli")
     from_cli = _rows(db, cli)["run"]
     for column in ("status", "steps", "cost_usd", "input_tokens", "segment_steps", "lease_owner"):

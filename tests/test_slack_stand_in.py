@@ -417,3 +417,57 @@ def test_unknown_method_is_recorded(slack):
         make_client(slack).api_call("chat.scheduleMessage", json={"channel": "C1", "text": "later", "post_at": 1})
     assert api_error(excinfo)["error"] == "unknown_method"
     assert slack.calls_to("chat.scheduleMessage") == [{"channel": "C1", "text": "later", "post_at": 1}]
+
+
+# --- agents.sessions.* (docs.slack.dev/reference/methods/agents.sessions.setStatus, .rename) ------------------
+
+def test_agent_session_status_sequence_title_at_creation_and_rename(slack):
+    client = make_client(slack)
+    first = client.agents_sessions_setStatus(channel_id="C1", thread_ts="1.1", status="processing",
+                                             title="KITE-142 · CSV export", initiator_user_id="ULEAD")
+    assert first["status"] == "processing" and first["title"] == "KITE-142 · CSV export"
+    later = client.agents_sessions_setStatus(channel_id="C1", thread_ts="1.1", status="suspended", title="ignored",
+                                             initiator_user_id="UOTHER")
+    assert later["title"] == "KITE-142 · CSV export", "title and initiator count only when the session is created"
+    client.agents_sessions_rename(channel_id="C1", thread_ts="1.1", title="KITE-142 · renamed")
+    session = slack.agent_sessions[("C1", "1.1")]
+    assert session["initiator_user_id"] == "ULEAD" and session["title"] == "KITE-142 · renamed"
+    assert slack.session_statuses("C1", "1.1") == ["processing", "suspended"]
+    assert slack.session_statuses("C1", "9.9") == [] and not slack.warnings
+
+
+@pytest.mark.parametrize("args, error", [
+    ({"channel_id": "C1", "thread_ts": "1.1", "status": "working"}, "invalid_arguments"),
+    ({"channel_id": "C1", "thread_ts": "1.1", "status": "processing", "title": "x" * 201}, "invalid_arguments"),
+    ({"channel_id": "C1", "status": "processing"}, "invalid_arguments"),
+    ({"thread_ts": "1.1", "status": "processing"}, "channel_not_found"),
+])
+def test_agent_session_bad_arguments_are_refused(slack, args, error):
+    with pytest.raises(SlackApiError) as excinfo:
+        make_client(slack).api_call("agents.sessions.setStatus", json=args)
+    assert api_error(excinfo)["error"] == error and slack.agent_sessions == {}
+
+
+def test_agent_session_rename_needs_a_session_and_a_title(slack):
+    client = make_client(slack)
+    with pytest.raises(SlackApiError) as excinfo:
+        client.agents_sessions_rename(channel_id="C1", thread_ts="1.1", title="t")
+    assert api_error(excinfo)["error"] == "session_not_found"
+    client.agents_sessions_setStatus(channel_id="C1", thread_ts="1.1", status="active")
+    with pytest.raises(SlackApiError) as excinfo:
+        client.agents_sessions_rename(channel_id="C1", thread_ts="1.1", title="")
+    assert api_error(excinfo)["error"] == "invalid_arguments"
+
+
+def test_agent_sessions_unavailable_and_the_stop_event_warning(slack):
+    client = make_client(slack)
+    slack.agent_session_stopped_subscribed = False
+    answer = client.agents_sessions_setStatus(channel_id="C1", thread_ts="1.1", status="processing")
+    assert answer["warning"] == "missing_agent_session_stopped_event_subscription"
+    slack.sessions_error = "not_allowed"
+    for call in (lambda: client.agents_sessions_setStatus(channel_id="C1", thread_ts="1.1", status="closed"),
+                 lambda: client.agents_sessions_rename(channel_id="C1", thread_ts="1.1", title="t")):
+        with pytest.raises(SlackApiError) as excinfo:
+            call()
+        assert api_error(excinfo)["error"] == "not_allowed"
+    assert slack.session_statuses("C1", "1.1") == ["processing"]

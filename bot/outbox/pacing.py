@@ -20,6 +20,7 @@ PER_MINUTE = {  # published tiers (per method, per workspace)
     "chat.update": 50, "chat.appendStream": 100, "chat.stopStream": 100, "chat.postEphemeral": 100,
     "chat.getPermalink": 100, "views.publish": 100, "files.getUploadURLExternal": 100,
     "conversations.replies": 50, "conversations.history": 50,
+    "agents.sessions.setStatus": 50, "agents.sessions.rename": 50,  # Tier 3 (as the Rust SDKs pace them)
 }
 DEFAULT_PER_MINUTE = 50
 POST_BURST = 3

@@ -18,9 +18,10 @@ from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
 from bot.slack_ui.batch import build_batch_card
 from bot.slack_ui.notice import ai_notice
-from bot.vocabulary import ApprovalStatus
+from bot.vocabulary import SESSION_STATUS, ApprovalStatus, RunStatus
 
 METADATA_TYPE = "kitebase_outbox"
+TITLE_CHARS = 200  # agents.sessions.setStatus: "Title for the agent session (max 200 characters)"
 
 
 @dataclass
@@ -42,6 +43,7 @@ class Renderer:
     settings: Settings
     permalink: Callable[[str, str], str | None]
     streaming: Callable[[], bool]
+    sessions: Callable[[], bool] = lambda: True
 
     def __call__(self, row: Outbox) -> Delivery | None:
         """None when there is nothing to show any more (the run or approval is gone)."""
@@ -102,6 +104,24 @@ class Renderer:
                                                   "chunks": [{"type": "markdown_text", "text": status + "\n"}],
                                                   "blocks": [ai_notice()]}))
         return Delivery(calls, new_state, creates=row.ts is None)
+
+    def _agent_session(self, row: Outbox) -> Delivery | None:
+        """The thread's agent session shows the run's status now; sent only when that differs from what was last
+        sent (a bump may change nothing Slack shows). The first call creates the session: its title and who
+        asked go with it (Slack ignores both once the session exists)."""
+        state = dict(row.state or {})
+        run = for_slack.agent_session(self.db, int(row.run_id or 0))
+        if run is None:
+            return None
+        status = SESSION_STATUS[RunStatus(run["status"])]
+        if not self.sessions() or state.get("status") == status:
+            return Delivery([], state)
+        args = {"channel_id": row.channel, "thread_ts": row.thread_ts, "status": status}
+        if not state.get("status"):
+            args["title"] = session_title(run["id"], run["ticket_id"], run["title"])
+            if run["started_by"]:
+                args["initiator_user_id"] = run["started_by"]
+        return Delivery([Call("agents.sessions.setStatus", args)], {**state, "status": status})
 
     def _card(self, row: Outbox) -> Delivery | None:
         approval = for_slack.approval(self.db, int(row.ref_id or 0))
@@ -214,6 +234,12 @@ class Renderer:
         if row.thread_ts:
             args["thread_ts"] = row.thread_ts
         return Delivery([Call("chat.postMessage", args)], state, creates=True)
+
+
+def session_title(run_id: int, ticket_id: str | None, subject: str | None) -> str:
+    """"KITE-142 · Export to CSV drops custom fields", within Slack's 200 characters."""
+    title = " · ".join(part for part in (ticket_id, subject) if part) or f"Run #{run_id}"
+    return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1] + "…"
 
 
 def _header(view: dict[str, Any], payload: dict[str, Any]) -> str:

@@ -46,6 +46,11 @@ TRANSIENT = frozenset({"ratelimited", "internal_error", "fatal_error", "service_
 AUTH = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"})
 NO_STREAMING = frozenset({"feature_not_enabled", "unknown_method", "method_deprecated", "not_allowed",
                           "streaming_not_supported", "channel_type_not_supported"})
+# agents.sessions.*: the app is not declared an agent, the workspace has no plan for it, the token or scopes do
+# not allow it, or this Slack does not know the method. Sessions are then left alone: the run works as without.
+NO_SESSIONS = frozenset({"unknown_method", "method_deprecated", "feature_not_enabled", "not_allowed",
+                         "not_allowed_token_type", "missing_scope", "access_denied", "no_permission",
+                         "team_access_not_granted", "paid_only"})
 CANNOT_LOOK = frozenset({"missing_scope", "not_in_channel", "channel_not_found", "not_allowed_token_type",
                          "unknown_method", "method_deprecated", "access_denied"})
 # messages a post of which may have landed unheard (a crash, a timeout, a 5xx) are looked for before a repost;
@@ -59,7 +64,12 @@ class OutboxSender:
         self.owner = f"{owner_name()}/sender-{uuid.uuid4().hex[:6]}"
         self.pacing = Pacing(settings.slack_min_interval_seconds, settings.slack_rate_scale)
         self.streaming_ok = settings.slack_streaming
-        self.render = Renderer(db, settings, permalink=self._permalink, streaming=lambda: self.streaming_ok)
+        self.sessions_ok = settings.slack_agent_sessions
+        # Without agent sessions Slack shows no Stop of its own: timelines are then posted messages, which carry
+        # the Stop button (a stream cannot: docs/stop.md).
+        self.render = Renderer(db, settings, permalink=self._permalink,
+                               streaming=lambda: self.streaming_ok and self.sessions_ok,
+                               sessions=lambda: self.sessions_ok)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kitebase-outbox")
         self._busy: dict[int, str] = {}  # row id -> lane, while being sent
         self._lock = threading.Lock()
@@ -220,7 +230,9 @@ class OutboxSender:
         status = getattr(response, "status_code", 200)
         detail = redact(f"{call.method if call else '?'}: {error} {response.get('response_metadata') or ''}")
         state = dict(row.state or {})
-        if error == "ratelimited" or status == 429:
+        if call and call.method.startswith("agents.sessions.") and error in NO_SESSIONS:
+            self._no_sessions(row, error)
+        elif error == "ratelimited" or status == 429:
             seconds = float(response.headers.get("Retry-After", response.headers.get("retry-after", 1)) or 1)
             self.pacing.block(self.pacing.key(call.method if call else "", row.channel), seconds)
             claims.retry(self.db, id_of(row), after=seconds, error=detail, uncertain=False)
@@ -242,6 +254,15 @@ class OutboxSender:
         else:
             logger.error("Slack refused outbox row %s (%s) for good: %s", row.id, row.kind, detail)
             claims.failed(self.db, id_of(row), detail)
+
+    def _no_sessions(self, row: Outbox, error: str) -> None:
+        """This workspace cannot have agent sessions: said once, and no session method is called again (every
+        session row is then done as it is rendered); the threads work as they do without sessions."""
+        if self.sessions_ok:
+            logger.warning("Slack agent sessions are not available (%s): runs go on without a session status "
+                           "(docs/slack-agent.md says what they need)", error)
+            self.sessions_ok = False
+        claims.sent(self.db, id_of(row), version=row.version, ts=None, state=dict(row.state or {}))
 
     # --- looking in Slack -----------------------------------------------------------------------------
 
@@ -291,7 +312,7 @@ def _thread(row: Due | Outbox) -> str | None:
 
 
 def _creates(row: Due) -> bool:
-    return row.ts is None and row.kind not in ("home", "ephemeral", "transcript")
+    return row.ts is None and row.kind not in ("home", "ephemeral", "transcript", "agent_session")
 
 
 def _lane(row: Due) -> str:
@@ -310,6 +331,8 @@ def _first_method(row: Due) -> str:
         return "chat.postEphemeral"
     if row.kind == "transcript":
         return "files.completeUploadExternal"
+    if row.kind == "agent_session":
+        return "agents.sessions.setStatus"
     if row.ts is None:
         return "chat.postMessage"
     return "chat.appendStream" if row.streaming else "chat.update"

@@ -40,7 +40,7 @@ class Where:
 
 class RunRef(Protocol):
     """What the outbox needs to know of a run: a stored `Run`, or the intake's `NewRun` (building a `Run`
-    object costs a fifth of a Slack request's time, and the intake only needs these four fields)."""
+    object costs a fifth of a Slack request's time, and the intake only needs these few fields)."""
 
     @property
     def id(self) -> int | None: ...
@@ -48,6 +48,8 @@ class RunRef(Protocol):
     def ticket_id(self) -> str | None: ...
     @property
     def model(self) -> str: ...
+    @property
+    def batch_id(self) -> int | None: ...
     origin: dict[str, Any] | None
 
 
@@ -57,6 +59,7 @@ class NewRun:
     ticket_id: str | None
     model: str
     origin: dict[str, Any] | None
+    batch_id: int | None = None
 
 
 def thread_of(run: RunRef) -> Where | None:
@@ -128,6 +131,7 @@ def after_step(session: Session, run: Run, step_number: int, *, old_status: str,
     if escalation is not None:
         queue_post(session, escalation, run, queue_channel)
     if run.status != old_status:
+        agent_session(session, run)
         homes_changed(session)
 
 
@@ -147,6 +151,7 @@ def timeline(session: Session, run: RunRef, first_step: int, opening: dict[str, 
     where = thread_of(run)
     if where is None:
         return
+    agent_session(session, run)
     put(session, key=timeline_key(run.id, first_step), kind="timeline", priority=FIRST, run_id=run.id,
         channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
         payload=_timeline_payload(first_step, opening, run.ticket_id, run.model))
@@ -158,6 +163,17 @@ def timeline_key(run_id: int | None, first_step: int) -> str:
 
 def _timeline_payload(first_step: int, opening: dict[str, Any], ticket_id: str | None, model: str) -> dict[str, Any]:
     return {"from_step": first_step, "to_step": None, "opening": opening, "ticket_id": ticket_id, "model": model}
+
+
+def agent_session(session: Session, run: RunRef) -> None:
+    """The run's thread is a Slack agent session whose status follows the run's: the sender reads the run's
+    status when it sends (docs/slack-agent.md), so the newest status wins. A fan-out child has no thread of
+    its own (it shows itself on its batch's card)."""
+    where = thread_of(run)
+    if where is None or run.batch_id is not None:
+        return
+    put(session, key=f"agent_session:{run.id}", kind="agent_session", priority=FIRST, run_id=run.id,
+        channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id)
 
 
 def first_message(*, channel: str, thread_ts: str | None, ticket_id: str, model: str) -> dict[str, Any]:

@@ -100,3 +100,48 @@ def test_a_killed_serve_continues_its_run_when_it_restarts(database_url, stand_i
             killed.set()
             serve.stop()
     assert len(workers) == 2, "the restarted process continued the run the dead one had started"
+
+
+def test_a_killed_serve_never_leaves_the_session_processing(database_url, stand_ins, tmp_path):
+    """`serve` is SIGKILLed while its run waits on the model; the restarted process continues the run, and the
+    thread's agent session follows it to the end: suspended at the draft, active once answered, never left
+    `processing` by the process that died."""
+    reached, killed, calls = threading.Event(), threading.Event(), itertools.count(1)
+
+    def second_call_outlives_the_process(body):
+        if next(calls) == 2:
+            reached.set()
+            killed.wait()
+        return offline_brain(body)
+
+    def statuses():
+        return stand_ins.session_statuses("CSUPPORT", ts)
+
+    with MessagesAPIServer(second_call_outlives_the_process) as model:
+        serve = ServeProcess(database_url, stand_ins.url, model.url, tmp_path / "serve.log",
+                             KITEBASE_LEASE_SECONDS=str(100 * PATIENCE)).start()
+        try:
+            ts, _ = SlackSender(serve.url, SECRET).mention("handle KITE-142")
+            assert reached.wait(PATIENCE), "the run's second model call"
+            serve.kill()
+            killed.set()
+            serve.start()
+            wait_until(lambda: statuses()[-1:] == ["suspended"], "the session to show the draft waiting")
+            card, value = approve_button(stand_ins)
+            SlackSender(serve.url, SECRET).click("approve_reply", value, message_ts=card)
+            wait_until(lambda: scalar(database_url, "SELECT status FROM run") == "completed", "the run to finish")
+            wait_until(lambda: statuses()[-1:] == ["active"], "the session to show the answer")
+        finally:
+            killed.set()
+            serve.stop()
+    assert statuses()[-1] == "active" and "suspended" in statuses(), statuses()
+
+
+def approve_button(slack: SlackAPIServer) -> tuple[str, str]:
+    """The ts and value of the Approve button Slack shows."""
+    for (_, ts), message in slack.messages.items():
+        for block in message.get("blocks") or []:
+            for element in block.get("elements", []) if block.get("type") == "actions" else []:
+                if element.get("action_id") == "approve_reply":
+                    return ts, element["value"]
+    raise AssertionError("no Approve button:\n" + slack.summary())

@@ -45,6 +45,16 @@ def timeline(db: Database, run_id: int, first_step: int, last_step: int | None) 
         return {"run": run_brief(run), "steps": steps}
 
 
+def agent_session(db: Database, run_id: int) -> dict[str, Any] | None:
+    """What a run's Slack agent session shows: the run's status, who asked, and its ticket and subject."""
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        if run is None:
+            return None
+        ticket = session.get(Ticket, run.ticket_id) if run.ticket_id else None
+        return {**run_brief(run), "title": ticket.title if ticket else None}
+
+
 def ticket_brief(session: Any, ticket_id: str | None) -> dict[str, Any] | None:
     ticket = session.get(Ticket, ticket_id) if ticket_id else None
     if ticket is None:

@@ -50,7 +50,8 @@ CANNOT_LOOK = frozenset({"missing_scope", "not_in_channel", "channel_not_found",
                          "unknown_method", "method_deprecated", "access_denied"})
 # messages a post of which may have landed unheard (a crash, a timeout, a 5xx) are looked for before a repost;
 # every kind _post_or_update posts (render.py) carries the row in its metadata, so every such kind is listed here
-VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline", "request", "batch"})
+VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline", "request", "batch", "answer"})
+SUGGEST = "assistant.threads.setSuggestedPrompts"
 
 
 class OutboxSender:
@@ -291,7 +292,7 @@ def _thread(row: Due | Outbox) -> str | None:
 
 
 def _creates(row: Due) -> bool:
-    return row.ts is None and row.kind not in ("home", "ephemeral", "transcript")
+    return row.ts is None and row.kind not in ("home", "ephemeral", "transcript", "prompts")
 
 
 def _lane(row: Due) -> str:
@@ -310,6 +311,8 @@ def _first_method(row: Due) -> str:
         return "chat.postEphemeral"
     if row.kind == "transcript":
         return "files.completeUploadExternal"
+    if row.kind == "prompts":
+        return SUGGEST
     if row.ts is None:
         return "chat.postMessage"
     return "chat.appendStream" if row.streaming else "chat.update"

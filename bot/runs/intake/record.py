@@ -18,6 +18,7 @@ from bot.db.engine import Database
 from bot.db.models import Delivery, Run, id_of, table_of, utcnow
 from bot.db.statements import insert_ignore
 from bot.runs import BadInput
+from bot.runs.intake import suggestions
 from bot.runs.lifecycle.goals import (
     clean_text,
     closed_on_a_real_desk,
@@ -68,7 +69,8 @@ def strip_mentions(text: str) -> str:
     return " ".join(MENTION.sub(" ", text or "").split())
 
 
-def record(db: Database, request: Request, *, model: str, max_goal_chars: int, desk: str = "embedded") -> Intake:
+def record(db: Database, request: Request, *, model: str, max_goal_chars: int, desk: str = "embedded",
+           decides: suggestions.Decides | None = None) -> Intake:
     """Record the request; the caller acknowledges Slack after this returns and dispatches `run_id`.
 
     The first attempt counts on the database's one-live-run-per-ticket index rather than looking first;
@@ -80,7 +82,7 @@ def record(db: Database, request: Request, *, model: str, max_goal_chars: int, d
                 if not _claim(session, request.key):
                     return Intake(duplicate=True)
                 return _record(session, request, model=model, max_goal_chars=max_goal_chars, look_first=attempt > 0,
-                               desk=desk)
+                               desk=desk, decides=decides)
         except IntegrityError:
             if attempt == ATTEMPTS - 1:
                 raise
@@ -96,13 +98,23 @@ def _claim(session: Session, key: str) -> bool:
 
 
 def _record(session: Session, request: Request, *, model: str, max_goal_chars: int, look_first: bool,
-            desk: str = "embedded") -> Intake:
+            desk: str = "embedded", decides: suggestions.Decides | None = None) -> Intake:
     goal = strip_mentions(clean_text(request.text))
+    prompt = _suggested(request, goal)
+    if prompt is not None and prompt.about != "urgent":
+        suggestions.answer(session, prompt, key=request.key, channel=request.channel, thread_ts=request.reply_ts,
+                           user=request.user, decides=decides)
+        return Intake()
     if request.thread_ts and request.thread_ts != request.ts:
         run = session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
                            .order_by(col(Run.id).desc())).first()
         if run is not None:
             return _follow_up(session, run, goal, request)
+    if prompt is not None:  # "Handle the oldest urgent ticket": a run on it, like any request naming it
+        urgent_goal, why_not = suggestions.urgent(session)
+        if urgent_goal is None:
+            return _tell(session, request, why_not or "")
+        goal = urgent_goal
     try:
         ticket_id = goal_ticket(goal, max_goal_chars, desk)
     except BadInput as exc:
@@ -125,6 +137,13 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
         outbox.request(session, new, goal)
     outbox.timeline(session, new, 1, {"kind": "start"})
     return Intake(run_id=run_id)
+
+
+def _suggested(request: Request, goal: str) -> suggestions.Prompt | None:
+    """The messages tab's suggested prompt this DM is (a message in a direct message with the app), if any."""
+    if request.ts is None or not request.channel.startswith("D"):
+        return None
+    return suggestions.match(goal)
 
 
 def _follow_up(session: Session, run: Run, goal: str, request: Request) -> Intake:

@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.db.models import Run, Ticket
-from bot.vocabulary import LIVE
+from bot.db.engine import Database
+from bot.db.models import Approval, Run, Ticket
+from bot.outbox import messages_tab
+from bot.runs.lifecycle.goals import live_run, live_run_sentence
+from bot.vocabulary import LIVE, ApprovalStatus, RunStatus
+
+# Who may decide a draft: (person, who started its run, whether its reminder went out) -> bool. The Slack side
+# passes bot/slack/authz.py's rule (KITEBASE_APPROVERS and their groups); without one, only the run's starter.
+Decides = Callable[[str, str | None, bool], bool]
 
 
 @dataclass(frozen=True)
@@ -37,7 +46,9 @@ PROMPTS: tuple[Prompt, ...] = (
            ("handle the oldest urgent one",)),
     Prompt("today", "What happened today?", "What happened today?", ("what happened today so far", "today")),
 )
-MAX_PROMPTS = 4  # Slack shows at most four (docs.slack.dev, assistant.threads.setSuggestedPrompts)
+MAX_PROMPTS = 4
+MAX_DRAFTS = 20  # drafts listed in one answer (the rest: App Home)
+DRAFT_CHARS = 300  # Slack shows at most four (docs.slack.dev, assistant.threads.setSuggestedPrompts)
 URGENT = "urgent"
 OPEN = ("open", "pending")  # a ticket not yet solved (the desks' "closed" covers solved and closed)
 
@@ -66,6 +77,12 @@ def as_slack(prompts: tuple[Prompt, ...] = PROMPTS) -> list[dict[str, str]]:
     return [{"title": p.title, "message": p.message} for p in prompts[:MAX_PROMPTS]]
 
 
+def opened(db: Database, *, user: str, channel: str) -> None:
+    """`user` opened the app's Messages tab (their DM `channel` with it): Slack shows them the prompts."""
+    with db.session() as session:
+        messages_tab.suggested_prompts(session, channel=channel, user=user, title=PROMPTS_TITLE, prompts=as_slack())
+
+
 def oldest_urgent(session: Session) -> tuple[Ticket | None, Ticket | None]:
     """The oldest unsolved urgent ticket no run works now, and the oldest unsolved urgent ticket at all (it may
     have a live run: the person is told which)."""
@@ -82,3 +99,49 @@ def oldest_urgent(session: Session) -> tuple[Ticket | None, Ticket | None]:
 def urgent_goal(ticket: Ticket) -> str:
     """The goal of the run "Handle the oldest urgent ticket" starts: a request naming the ticket, as if typed."""
     return f"handle {ticket.id} (the oldest open urgent ticket)"
+
+
+def starter_decides(user: str, started_by: str | None, reminded: bool = False) -> bool:
+    return bool(started_by) and user == started_by
+
+
+def answer(session: Session, prompt: Prompt, *, key: str, channel: str, thread_ts: str | None, user: str,
+           decides: Decides | None = None) -> None:
+    """Answer `prompt` in the thread: the drafts are listed now (who may decide is known here); the queue and
+    today's figures are read when the answer is shown."""
+    payload: dict[str, Any] = {"about": prompt.about, "user": user}
+    if prompt.about == "approvals":
+        drafts = drafts_for(session, user, decides or starter_decides)
+        payload.update(drafts=drafts[:MAX_DRAFTS], more=max(0, len(drafts) - MAX_DRAFTS))
+    messages_tab.answer(session, key=key, channel=channel, thread_ts=thread_ts, payload=payload)
+
+
+def drafts_for(session: Session, user: str, decides: Decides) -> list[dict[str, Any]]:
+    """The drafts waiting for a decision that `user` may make, oldest first, with where each card is."""
+    rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
+                        .where(col(Approval.status) == ApprovalStatus.PENDING,
+                               col(Run.status) == RunStatus.AWAITING_APPROVAL).order_by(col(Approval.id))).all()
+    found = []
+    for approval, run in rows:
+        if not decides(user, run.started_by, approval.reminded_at is not None):
+            continue
+        arguments, origin = approval.tool_input or {}, run.origin or {}
+        found.append({"approval_id": approval.id, "run_id": run.id,
+                      "ticket_id": arguments.get("ticket_id") or run.ticket_id,
+                      "message": str(arguments.get("message") or "")[:DRAFT_CHARS],
+                      "created_at": approval.created_at.isoformat(), "channel": origin.get("channel"),
+                      "thread_ts": origin.get("thread_ts")})
+    return found
+
+
+def urgent(session: Session) -> tuple[str | None, str | None]:
+    """The goal of a run on the oldest open urgent ticket no run works yet, or the sentence saying why none."""
+    free, oldest = oldest_urgent(session)
+    if free is not None:
+        return urgent_goal(free), None
+    if oldest is None:
+        return None, "No open ticket is urgent right now. Mention me with any ticket: `handle KITE-142`."
+    live = live_run(session, oldest.id)
+    if live is None:  # it finished between the two reads
+        return urgent_goal(oldest), None
+    return None, "Every open urgent ticket already has a run. The oldest: " + live_run_sentence(live)

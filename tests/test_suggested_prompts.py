@@ -62,11 +62,16 @@ def test_the_home_tab_gets_its_view_and_no_prompts(harness):
     assert harness.slack.calls_to("assistant.threads.setSuggestedPrompts") == []
 
 
-def test_a_workspace_that_refuses_the_prompts_still_answers_them(harness):
-    harness.slack.fail("assistant.threads.setSuggestedPrompts", "not_allowed_token_type")
-    harness.send.event({"type": "app_home_opened", "user": "ULEAD", "channel": DM, "tab": "messages"})
-    harness.drain()
+def test_a_workspace_that_refuses_the_prompts_still_answers_them(harness, caplog):
+    """No agent features (no paid plan, assistant:write missing): the refusal is logged once, nothing retries."""
+    harness.slack.fail("assistant.threads.setSuggestedPrompts", "missing_scope", times=2)
+    for _ in range(2):
+        harness.send.event({"type": "app_home_opened", "user": "ULEAD", "channel": DM, "tab": "messages"})
+        harness.drain()
     assert harness.slack.suggested_prompts == {}
+    assert len(harness.slack.calls_to("assistant.threads.setSuggestedPrompts")) == 2
+    warned = [r for r in caplog.records if "refused the suggested prompts" in r.getMessage()]
+    assert [r.levelname for r in warned] in (["WARNING"], ["WARNING", "DEBUG"])
     ts = dm(harness, "Show the human queue")
     harness.drain()
     assert "queue is empty" in replies(harness, ts)[0]["text"]
@@ -196,3 +201,19 @@ def test_a_prompt_in_a_channel_mention_is_a_request_as_before(harness, db):
 def test_match(text, about):
     prompt = suggestions.match(text)
     assert (prompt.about if prompt else None) == about
+
+
+# --- the builders keep within Slack's limits ----------------------------------------------------------
+
+def test_the_drafts_answer_fits_a_message_whatever_it_lists():
+    from bot.slack_ui.prompt_answers import build_waiting_for
+    from standins.slack_server import message_block_errors
+
+    draft = {"approval_id": 7, "run_id": 3, "ticket_id": "KITE-1", "created_at": "2026-12-05T01:02:03+00:00",
+             "message": ("Hi <b>&" + "x" * 400 + "\n") * 3, "link": "https://slack.example/archives/D1/p1"}
+    text, blocks = build_waiting_for([draft] * 20, more=5)
+    assert text == "25 draft(s) wait for your approval." and message_block_errors(blocks) == []
+    assert "&lt;b&gt;&amp;" in str(blocks) and "… and 5 more" in str(blocks)
+    assert "<https://slack.example/archives/D1/p1|the card's thread>" in blocks[1]["text"]["text"]
+    _, no_link = build_waiting_for([{**draft, "link": None, "message": ""}])
+    assert "see its run's thread" in no_link[1]["text"]["text"]

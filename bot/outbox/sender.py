@@ -68,6 +68,7 @@ class OutboxSender:
         self._thread: threading.Thread | None = None
         self._leading_checked = 0.0
         self.leader = False
+        self._told_no_prompts = False  # a workspace without agent features is logged once
 
     # --- life --------------------------------------------------------------------------------------
 
@@ -240,6 +241,11 @@ class OutboxSender:
         elif error in AUTH:
             logger.error("Slack refused our token (%s): fix SLACK_BOT_TOKEN; outbox delivery waits", error)
             claims.retry(self.db, id_of(row), after=300, error=detail, uncertain=False)
+        elif call is not None and call.method == SUGGEST:  # no agent features in this workspace: prompts are a nicety
+            (logger.debug if self._told_no_prompts else logger.warning)(
+                "Slack refused the suggested prompts (%s); the prompts still work when typed", detail)
+            self._told_no_prompts = True
+            claims.failed(self.db, id_of(row), detail)
         else:
             logger.error("Slack refused outbox row %s (%s) for good: %s", row.id, row.kind, detail)
             claims.failed(self.db, id_of(row), detail)

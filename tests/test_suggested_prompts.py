@@ -173,6 +173,16 @@ def test_a_prompt_sent_in_a_thread_is_answered_in_that_thread(harness):
     assert any("couldn't find a ticket id" in t for t in texts) and "The human queue is empty." in texts
 
 
+def test_handle_the_oldest_urgent_ticket_in_a_runs_thread_is_not_a_follow_up(harness, db):
+    root = dm(harness, GOAL)
+    harness.drain()
+    dm(harness, "Handle the oldest urgent ticket", thread_ts=root)
+    harness.drain()
+    assert [r.ticket_id for r in runs(db)] == ["KITE-142"]
+    assert "Handle the oldest urgent ticket” as a new message" in replies(harness, root)[-1]["text"]
+    assert "Handle the oldest urgent ticket" not in str(run_row(db, 1).messages)
+
+
 # --- anything else in a DM is a request, as before -----------------------------------------------------
 
 def test_free_text_in_a_dm_still_starts_a_run_or_says_why_not(harness, db):

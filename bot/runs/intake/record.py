@@ -108,6 +108,9 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
     if request.thread_ts and request.thread_ts != request.ts:
         run = session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
                            .order_by(col(Run.id).desc())).first()
+        if run is not None and prompt is not None:
+            return _tell(session, request, f"Send “{prompt.message}” as a new message rather than in run #{run.id}'s "
+                                           "thread: it starts a run of its own.")
         if run is not None:
             return _follow_up(session, run, goal, request)
     if prompt is not None:  # "Handle the oldest urgent ticket": a run on it, like any request naming it

@@ -100,24 +100,14 @@ def _claim(session: Session, key: str) -> bool:
 def _record(session: Session, request: Request, *, model: str, max_goal_chars: int, look_first: bool,
             desk: str = "embedded", decides: suggestions.Decides | None = None) -> Intake:
     goal = strip_mentions(clean_text(request.text))
-    prompt = _suggested(request, goal)
-    if prompt is not None and prompt.about != "urgent":
-        suggestions.answer(session, prompt, key=request.key, channel=request.channel, thread_ts=request.reply_ts,
-                           user=request.user, decides=decides)
-        return Intake()
-    if request.thread_ts and request.thread_ts != request.ts:
-        run = session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
-                           .order_by(col(Run.id).desc())).first()
-        if run is not None and prompt is not None:
-            return _tell(session, request, f"Send “{prompt.message}” as a new message rather than in run #{run.id}'s "
-                                           "thread: it starts a run of its own.")
-        if run is not None:
-            return _follow_up(session, run, goal, request)
-    if prompt is not None:  # "Handle the oldest urgent ticket": a run on it, like any request naming it
-        urgent_goal, why_not = suggestions.urgent(session)
-        if urgent_goal is None:
-            return _tell(session, request, why_not or "")
-        goal = urgent_goal
+    prompt, thread_run = _suggested(request, goal), _thread_run(session, request)
+    if prompt is not None:
+        asked = _prompted(session, request, prompt, thread_run, decides)
+        if isinstance(asked, Intake):
+            return asked
+        goal = asked
+    elif thread_run is not None:
+        return _follow_up(session, thread_run, goal, request)
     try:
         ticket_id = goal_ticket(goal, max_goal_chars, desk)
     except BadInput as exc:
@@ -147,6 +137,29 @@ def _suggested(request: Request, goal: str) -> suggestions.Prompt | None:
     if request.ts is None or not request.channel.startswith("D"):
         return None
     return suggestions.match(goal)
+
+
+def _thread_run(session: Session, request: Request) -> Run | None:
+    """The run whose thread this message replies in (the newest, if several), if any."""
+    if not request.thread_ts or request.thread_ts == request.ts:
+        return None
+    return session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
+                        .order_by(col(Run.id).desc())).first()
+
+
+def _prompted(session: Session, request: Request, prompt: suggestions.Prompt, thread_run: Run | None,
+              decides: suggestions.Decides | None) -> Intake | str:
+    """A suggested prompt is answered in its thread; "Handle the oldest urgent ticket" becomes the goal of a run
+    on that ticket, recorded like any request naming it (the returned goal)."""
+    if prompt.about != "urgent":
+        suggestions.answer(session, prompt, key=request.key, channel=request.channel, thread_ts=request.reply_ts,
+                           user=request.user, decides=decides)
+        return Intake()
+    if thread_run is not None:
+        return _tell(session, request, f"Send “{prompt.message}” as a new message rather than in run "
+                                       f"#{thread_run.id}'s thread: it starts a run of its own.")
+    goal, why_not = suggestions.urgent(session)
+    return goal if goal is not None else _tell(session, request, why_not or "")
 
 
 def _follow_up(session: Session, run: Run, goal: str, request: Request) -> Intake:

@@ -137,7 +137,8 @@ CONTEXT_ACTIONS_ELEMENTS = frozenset({"feedback_buttons", "icon_button"})  # onl
 TEXT_INPUTS = frozenset({"plain_text_input", "email_text_input", "url_text_input", "number_input"})
 POST_METHODS = frozenset({"chat.postMessage", "chat.startStream"})  # the per-channel posting limit
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})  # need an app-level (xapp-) token, refuse others
-JSON_FIELDS = ("blocks", "attachments", "view", "files", "chunks", "metadata", "user_auth_blocks")
+JSON_FIELDS = ("blocks", "attachments", "view", "files", "chunks", "metadata", "user_auth_blocks", "prompts")
+MAX_SUGGESTED_PROMPTS = 4  # "up to four suggested prompts" (assistant.threads.setSuggestedPrompts)
 CHUNK_TYPES = frozenset({"markdown_text", "plan_update", "task_update", "blocks"})
 SESSION_STATUSES = ("active", "processing", "suspended", "closed")  # agents.sessions.setStatus: acceptable values
 SESSION_TITLE = 200  # characters, agents.sessions.setStatus and .rename
@@ -538,6 +539,8 @@ class SlackAPIServer(LocalHTTPServer):
     * ``messages``: ``(channel, ts) -> message`` (text, blocks, thread_ts, user, ...; streams add
       ``markdown_text``, ``chunks`` and ``stream_state``; shared uploads add ``files``)
     * ``ephemerals``, ``deleted``, ``reactions``, ``views`` (id -> view), ``home_views`` (user -> view), ``uploads``
+    * ``suggested_prompts``: what assistant.threads.setSuggestedPrompts set, by channel (``agent_view`` False
+      plays a legacy assistant app, whose prompts are set per thread)
     * ``usergroups``, ``users``, ``channels``: fixtures the read methods serve (users/channels are optional
       overrides; any ``U``/``W`` user id and ``C``/``G``/``D`` channel id is answered with a default)
     """
@@ -566,6 +569,8 @@ class SlackAPIServer(LocalHTTPServer):
         self.agent_sessions: dict[tuple[str, str], dict] = {}
         self.sessions_error: str | None = None  # e.g. "not_allowed": this workspace/app cannot have sessions
         self.agent_session_stopped_subscribed = True
+        self.agent_view: bool = True  # the app is an agent (manifest agent_view), not a legacy assistant
+        self.suggested_prompts: dict[str, dict] = {}  # channel (a legacy assistant's "channel:thread_ts") -> set
         self._pending_files: dict[str, dict] = {}
         self._injected: dict[str, deque] = {}
         self._outage: tuple[float, int, str] | None = None  # (until, status, error) for every method
@@ -603,6 +608,7 @@ class SlackAPIServer(LocalHTTPServer):
             "conversations.history": self._conversations_history,
             "conversations.info": self._conversations_info,
             "usergroups.users.list": self._usergroups_users_list,
+            "assistant.threads.setSuggestedPrompts": self._assistant_threads_set_suggested_prompts,
         }
 
     # -- scripting --------------------------------------------------------
@@ -1291,6 +1297,33 @@ class SlackAPIServer(LocalHTTPServer):
         else:
             raise _SlackError("channel_not_found")
         return {"channel": info}
+
+    def _assistant_threads_set_suggested_prompts(self, args: dict) -> dict:
+        """As docs.slack.dev/reference/methods/assistant.threads.setSuggestedPrompts describes it: `channel_id`
+        and `prompts` (up to four, each with a `title` and a `message`) required, `title` optional. `thread_ts` is
+        for the legacy assistant experience only: an agent app's call with one "silently fails" (ok, nothing
+        set), which `suggested_prompts` shows by not changing."""
+        channel = self._required(args, "channel_id")
+        if channel[:1] not in "CDG":
+            raise _SlackError("channel_not_found")
+        prompts = args.get("prompts")
+        if not isinstance(prompts, list) or not prompts:
+            raise _missing("prompts") if prompts in (None, "", []) else _SlackError(
+                "invalid_arguments", ["[ERROR] prompts must be an array of {title, message}"])
+        if len(prompts) > MAX_SUGGESTED_PROMPTS:
+            raise _SlackError("invalid_arguments", [f"[ERROR] no more than {MAX_SUGGESTED_PROMPTS} items allowed "
+                                                    "[json-pointer:/prompts]"])
+        for i, prompt in enumerate(prompts):
+            if not isinstance(prompt, dict) or not all(isinstance(prompt.get(f), str) and prompt[f].strip()
+                                                       for f in ("title", "message")):
+                raise _SlackError("invalid_arguments", [f"[ERROR] a prompt needs a title and a message "
+                                                        f"[json-pointer:/prompts/{i}]"])
+        thread_ts = args.get("thread_ts")
+        if thread_ts and self.agent_view:
+            return {}
+        key = f"{channel}:{thread_ts}" if thread_ts else channel
+        self.suggested_prompts[key] = {"title": args.get("title"), "prompts": copy.deepcopy(prompts)}
+        return {}
 
     def _usergroups_users_list(self, args: dict) -> dict:
         group = self._required(args, "usergroup", "no_such_subteam")

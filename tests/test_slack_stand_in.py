@@ -471,3 +471,45 @@ def test_agent_sessions_unavailable_and_the_stop_event_warning(slack):
             call()
         assert api_error(excinfo)["error"] == "not_allowed"
     assert slack.session_statuses("C1", "1.1") == ["processing"]
+
+
+# --- agent apps: suggested prompts -------------------------------------------------------------------
+
+PROMPTS = [{"title": "Show the human queue", "message": "Show the human queue"}]
+
+
+def test_suggested_prompts_are_set_for_the_dm(slack):
+    client = make_client(slack)
+    client.assistant_threads_setSuggestedPrompts(channel_id="D1", prompts=PROMPTS, title="Try one")
+    assert slack.suggested_prompts["D1"] == {"title": "Try one", "prompts": PROMPTS}
+
+
+def test_an_agent_apps_call_with_thread_ts_fails_silently(slack):
+    """The method's page: thread_ts is for the legacy assistant experience; an agent app's call with it is ok
+    and sets nothing."""
+    client = make_client(slack)
+    assert client.assistant_threads_setSuggestedPrompts(channel_id="D1", thread_ts="1.000001", prompts=PROMPTS)["ok"]
+    assert slack.suggested_prompts == {}
+    slack.agent_view = False
+    client.assistant_threads_setSuggestedPrompts(channel_id="D1", thread_ts="1.000001", prompts=PROMPTS)
+    assert slack.suggested_prompts == {"D1:1.000001": {"title": None, "prompts": PROMPTS}}
+
+
+@pytest.mark.parametrize("args, error", [
+    ({"prompts": PROMPTS}, "invalid_arguments"),
+    ({"channel_id": "X1", "prompts": PROMPTS}, "channel_not_found"),
+    ({"channel_id": "D1"}, "invalid_arguments"),
+    ({"channel_id": "D1", "prompts": PROMPTS * 5}, "invalid_arguments"),
+    ({"channel_id": "D1", "prompts": [{"title": "no message"}]}, "invalid_arguments"),
+])
+def test_suggested_prompts_are_checked(slack, args, error):
+    with pytest.raises(SlackApiError) as excinfo:
+        make_client(slack).api_call("assistant.threads.setSuggestedPrompts", json=args)
+    assert api_error(excinfo)["error"] == error
+    assert slack.suggested_prompts == {}
+
+
+def test_suggested_prompts_form_encoded(slack):
+    make_client(slack).api_call("assistant.threads.setSuggestedPrompts",
+                                data={"channel_id": "D1", "prompts": json.dumps(PROMPTS)})
+    assert slack.suggested_prompts["D1"]["prompts"] == PROMPTS

@@ -1,6 +1,6 @@
-"""Events: mentions, direct messages, App Home. Each is recorded before Slack gets its 200 (the app runs
-with process_before_response), so an acknowledged mention is never lost. The bot's own messages never get
-here (Bolt's ignoring_self_events)."""
+"""Events: mentions, direct messages, App Home and its Messages tab, Slack's own Stop on an agent session. Each
+is recorded before Slack gets its 200 (the app runs with process_before_response), so an acknowledged mention is
+never lost. The bot's own messages never get here (Bolt's ignoring_self_events)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from bot.listeners.actions import continue_runs
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs import asks
+from bot.runs.intake import suggestions
 from bot.runs.intake.record import Request
 
 logger = logging.getLogger(__name__)
@@ -33,13 +34,21 @@ def register(app: App, ctx: SlackContext) -> None:
 
     @app.event("app_home_opened")
     def handle_app_home_opened(event: dict[str, Any]) -> None:
-        if event.get("tab", "home") == "home" and isinstance(event.get("user"), str):
-            ctx.service.home_opened(event["user"])
+        _home_opened(ctx, event)
 
 
 def _mention(ctx: SlackContext, event: dict[str, Any], body: dict[str, Any]) -> None:
     if not event.get("bot_id"):
         take_request(ctx, _request(event, body))
+
+
+def _home_opened(ctx: SlackContext, event: dict[str, Any]) -> None:
+    """The Home tab shows the queue, drafts and runs; the Messages tab (the agent's DM) its suggested prompts."""
+    user, channel, tab = event.get("user"), event.get("channel"), event.get("tab", "home")
+    if tab == "home" and isinstance(user, str):
+        ctx.service.home_opened(user)
+    elif tab == "messages" and isinstance(user, str) and isinstance(channel, str) and channel.startswith("D"):
+        suggestions.opened(ctx.db, user=user, channel=channel)
 
 
 def _message(ctx: SlackContext, event: dict[str, Any], body: dict[str, Any]) -> None:

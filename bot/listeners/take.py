@@ -15,7 +15,7 @@ logger = logging.getLogger(__name__)
 def take_request(ctx: SlackContext, request: Request) -> Intake:
     """Record the request and, once committed, continue its run (this process's pool or a worker's queue)."""
     intake = record(ctx.db, request, model=ctx.service.model_name, max_goal_chars=ctx.settings.max_goal_chars,
-                    desk=ctx.settings.desk)
+                    desk=ctx.settings.desk, decides=ctx.service.people.may_decide)
     note_run(intake.run_id)  # bot/telemetry: the request's span and log lines name the run
     if intake.duplicate:
         logger.info("request %s already recorded", request.key)

@@ -19,7 +19,7 @@ POSTS = frozenset({"chat.postMessage", "chat.startStream", "files.completeUpload
 PER_MINUTE = {  # published tiers (per method, per workspace)
     "chat.update": 50, "chat.appendStream": 100, "chat.stopStream": 100, "chat.postEphemeral": 100,
     "chat.getPermalink": 100, "views.publish": 100, "files.getUploadURLExternal": 100,
-    "conversations.replies": 50, "conversations.history": 50,
+    "conversations.replies": 50, "conversations.history": 50, "assistant.threads.setSuggestedPrompts": 100,
     "agents.sessions.setStatus": 50, "agents.sessions.rename": 50,  # Tier 3 (as the Rust SDKs pace them)
 }
 DEFAULT_PER_MINUTE = 50

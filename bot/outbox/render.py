@@ -18,10 +18,12 @@ from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
 from bot.slack_ui.batch import build_batch_card
 from bot.slack_ui.notice import ai_notice
+from bot.slack_ui.prompt_answers import build_today, build_waiting_for
 from bot.vocabulary import SESSION_STATUS, ApprovalStatus, RunStatus
 
 METADATA_TYPE = "kitebase_outbox"
 TITLE_CHARS = 200  # agents.sessions.setStatus: "Title for the agent session (max 200 characters)"
+LINKED_DRAFTS = 10  # drafts an answer links to their threads (a chat.getPermalink each)
 
 
 @dataclass
@@ -207,6 +209,31 @@ class Renderer:
 
     def _home(self, row: Outbox) -> Delivery:
         return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**for_slack.home(self.db, self.settings))})])
+
+    # --- the Messages tab: suggested prompts and their answers -----------------------------------------
+
+    def _prompts(self, row: Outbox) -> Delivery:
+        """Pinned in the DM; no thread_ts: for an agent app a call with one fails silently (the method's page)."""
+        p = row.payload or {}
+        return Delivery([Call("assistant.threads.setSuggestedPrompts",
+                              {"channel_id": row.channel, "title": p.get("title"), "prompts": p.get("prompts", [])})])
+
+    def _answer(self, row: Outbox) -> Delivery:
+        p = row.payload or {}
+        if p.get("about") == "approvals":
+            drafts = [self._with_link(d, i) for i, d in enumerate(p.get("drafts") or [])]
+            text, blocks = build_waiting_for(drafts, int(p.get("more") or 0))
+        elif p.get("about") == "today":
+            text, blocks = build_today(for_slack.today(self.db))
+        else:
+            text, blocks = queue.build_queue_message(for_slack.queue(self.db))
+        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    def _with_link(self, draft: dict[str, Any], index: int) -> dict[str, Any]:
+        """A draft with a permalink to its run's thread (the first few: each is a chat.getPermalink)."""
+        if index >= LINKED_DRAFTS or not draft.get("channel") or not draft.get("thread_ts"):
+            return draft
+        return {**draft, "link": self.permalink(str(draft["channel"]), str(draft["thread_ts"]))}
 
     def _ephemeral(self, row: Outbox) -> Delivery:
         text = str((row.payload or {}).get("text", ""))  # a sentence of ours (mrkdwn), like a notice

@@ -55,7 +55,8 @@ CANNOT_LOOK = frozenset({"missing_scope", "not_in_channel", "channel_not_found",
                          "unknown_method", "method_deprecated", "access_denied"})
 # messages a post of which may have landed unheard (a crash, a timeout, a 5xx) are looked for before a repost;
 # every kind _post_or_update posts (render.py) carries the row in its metadata, so every such kind is listed here
-VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline", "request", "batch"})
+VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline", "request", "batch", "answer"})
+SUGGEST = "assistant.threads.setSuggestedPrompts"
 
 
 class OutboxSender:
@@ -77,6 +78,7 @@ class OutboxSender:
         self._thread: threading.Thread | None = None
         self._leading_checked = 0.0
         self.leader = False
+        self._told_no_prompts = False  # a workspace without agent features is logged once
 
     # --- life --------------------------------------------------------------------------------------
 
@@ -251,6 +253,11 @@ class OutboxSender:
         elif error in AUTH:
             logger.error("Slack refused our token (%s): fix SLACK_BOT_TOKEN; outbox delivery waits", error)
             claims.retry(self.db, id_of(row), after=300, error=detail, uncertain=False)
+        elif call is not None and call.method == SUGGEST:  # no agent features in this workspace: prompts are a nicety
+            (logger.debug if self._told_no_prompts else logger.warning)(
+                "Slack refused the suggested prompts (%s); the prompts still work when typed", detail)
+            self._told_no_prompts = True
+            claims.failed(self.db, id_of(row), detail)
         else:
             logger.error("Slack refused outbox row %s (%s) for good: %s", row.id, row.kind, detail)
             claims.failed(self.db, id_of(row), detail)
@@ -312,7 +319,7 @@ def _thread(row: Due | Outbox) -> str | None:
 
 
 def _creates(row: Due) -> bool:
-    return row.ts is None and row.kind not in ("home", "ephemeral", "transcript", "agent_session")
+    return row.ts is None and row.kind not in ("home", "ephemeral", "transcript", "agent_session", "prompts")
 
 
 def _lane(row: Due) -> str:
@@ -333,6 +340,8 @@ def _first_method(row: Due) -> str:
         return "files.completeUploadExternal"
     if row.kind == "agent_session":
         return "agents.sessions.setStatus"
+    if row.kind == "prompts":
+        return SUGGEST
     if row.ts is None:
         return "chat.postMessage"
     return "chat.appendStream" if row.streaming else "chat.update"

@@ -18,6 +18,7 @@ from bot.db.engine import Database
 from bot.db.models import Delivery, Run, id_of, table_of, utcnow
 from bot.db.statements import insert_ignore
 from bot.runs import BadInput
+from bot.runs.intake import suggestions
 from bot.runs.lifecycle.goals import (
     clean_text,
     closed_on_a_real_desk,
@@ -68,7 +69,8 @@ def strip_mentions(text: str) -> str:
     return " ".join(MENTION.sub(" ", text or "").split())
 
 
-def record(db: Database, request: Request, *, model: str, max_goal_chars: int, desk: str = "embedded") -> Intake:
+def record(db: Database, request: Request, *, model: str, max_goal_chars: int, desk: str = "embedded",
+           decides: suggestions.Decides | None = None) -> Intake:
     """Record the request; the caller acknowledges Slack after this returns and dispatches `run_id`.
 
     The first attempt counts on the database's one-live-run-per-ticket index rather than looking first;
@@ -80,7 +82,7 @@ def record(db: Database, request: Request, *, model: str, max_goal_chars: int, d
                 if not _claim(session, request.key):
                     return Intake(duplicate=True)
                 return _record(session, request, model=model, max_goal_chars=max_goal_chars, look_first=attempt > 0,
-                               desk=desk)
+                               desk=desk, decides=decides)
         except IntegrityError:
             if attempt == ATTEMPTS - 1:
                 raise
@@ -96,13 +98,16 @@ def _claim(session: Session, key: str) -> bool:
 
 
 def _record(session: Session, request: Request, *, model: str, max_goal_chars: int, look_first: bool,
-            desk: str = "embedded") -> Intake:
+            desk: str = "embedded", decides: suggestions.Decides | None = None) -> Intake:
     goal = strip_mentions(clean_text(request.text))
-    if request.thread_ts and request.thread_ts != request.ts:
-        run = session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
-                           .order_by(col(Run.id).desc())).first()
-        if run is not None:
-            return _follow_up(session, run, goal, request)
+    prompt, thread_run = _suggested(request, goal), _thread_run(session, request)
+    if prompt is not None:
+        asked = _prompted(session, request, prompt, thread_run, decides)
+        if isinstance(asked, Intake):
+            return asked
+        goal = asked
+    elif thread_run is not None:
+        return _follow_up(session, thread_run, goal, request)
     try:
         ticket_id = goal_ticket(goal, max_goal_chars, desk)
     except BadInput as exc:
@@ -125,6 +130,36 @@ def _record(session: Session, request: Request, *, model: str, max_goal_chars: i
         outbox.request(session, new, goal)
     outbox.timeline(session, new, 1, {"kind": "start"})
     return Intake(run_id=run_id)
+
+
+def _suggested(request: Request, goal: str) -> suggestions.Prompt | None:
+    """The messages tab's suggested prompt this DM is (a message in a direct message with the app), if any."""
+    if request.ts is None or not request.channel.startswith("D"):
+        return None
+    return suggestions.match(goal)
+
+
+def _thread_run(session: Session, request: Request) -> Run | None:
+    """The run whose thread this message replies in (the newest, if several), if any."""
+    if not request.thread_ts or request.thread_ts == request.ts:
+        return None
+    return session.exec(select(Run).where(Run.thread_key == f"{request.channel}:{request.thread_ts}")
+                        .order_by(col(Run.id).desc())).first()
+
+
+def _prompted(session: Session, request: Request, prompt: suggestions.Prompt, thread_run: Run | None,
+              decides: suggestions.Decides | None) -> Intake | str:
+    """A suggested prompt is answered in its thread; "Handle the oldest urgent ticket" becomes the goal of a run
+    on that ticket, recorded like any request naming it (the returned goal)."""
+    if prompt.about != "urgent":
+        suggestions.answer(session, prompt, key=request.key, channel=request.channel, thread_ts=request.reply_ts,
+                           user=request.user, decides=decides)
+        return Intake()
+    if thread_run is not None:
+        return _tell(session, request, f"Send “{prompt.message}” as a new message rather than in run "
+                                       f"#{thread_run.id}'s thread: it starts a run of its own.")
+    goal, why_not = suggestions.urgent(session)
+    return goal if goal is not None else _tell(session, request, why_not or "")
 
 
 def _follow_up(session: Session, run: Run, goal: str, request: Request) -> Intake:

@@ -24,6 +24,9 @@ class People:
     settings: Settings
     groups: GroupCache = field(default_factory=GroupCache)
 
+    def may_decide(self, user: str, started_by: str | None, reminded: bool = False) -> bool:
+        return may_decide(self.settings, self.groups, user, started_by, reminded)
+
     def why_not_decide(self, user: str, started_by: str | None, reminded: bool = False) -> str | None:
         """None if `user` may decide on a draft of a run `started_by` started; else the sentence to tell them."""
         if may_decide(self.settings, self.groups, user, started_by, reminded):

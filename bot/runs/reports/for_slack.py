@@ -128,6 +128,14 @@ def home(db: Database, settings: Settings | None = None) -> dict[str, Any]:
         return data
 
 
+def today(db: Database) -> dict[str, Any]:
+    """The figures of the runs started since midnight (UTC) today."""
+    now = utcnow()
+    since = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    with db.session() as session:
+        return {"since": since.isoformat(), "figures": stats.figures(session, since, now)}
+
+
 def queue(db: Database) -> list[dict[str, Any]]:
     with db.session() as session:
         return queries.queue(session)

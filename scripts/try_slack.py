@@ -101,6 +101,24 @@ def one_fix_for_many(harness, seen: int) -> int:
     return seen
 
 
+def stopped(harness, seen: int) -> int:
+    """Another ticket, stopped from the slash command while its draft waits; then Resume run from the queue."""
+    print("\n@lead in #CSUPPORT: @Kitebase handle KITE-150")
+    harness.send.mention("handle KITE-150")
+    harness.drain()
+    seen = show(harness, seen)
+    print("\n@lead: /kitebase stop KITE-150")
+    _, body = harness.send.command("stop KITE-150")
+    print(f"  (only @lead sees) {body}")
+    harness.drain()
+    seen = show(harness, seen)
+    resume = harness.shown_button("resume_run")
+    print("\n@lead clicks [Resume run] on the queue post")
+    harness.send.click("resume_run", resume["value"], message_ts=resume["ts"], channel=resume["channel"])
+    harness.drain()
+    return show(harness, seen)
+
+
 def show_home(view: dict) -> None:
     """App Home as the lead sees it, drawn in a box."""
     lines = [line for block in view["blocks"] for line in ("", *block_text(block).splitlines())][1:]
@@ -137,6 +155,7 @@ def main() -> None:
             harness.drain()
             seen = show(harness, seen)
             seen = one_fix_for_many(harness, seen)
+            seen = stopped(harness, seen)
             print("\n@lead opens the Kitebase App Home")
             harness.send.event({"type": "app_home_opened", "user": "ULEAD", "channel": "D1", "tab": "home"})
             harness.drain()

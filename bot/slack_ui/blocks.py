@@ -63,7 +63,7 @@ def _said(step: dict[str, Any]) -> list[str]:
     if step["kind"] == "wait":
         return [":hourglass: " + escape(clip(step.get("text") or "", 300))]
     if step["kind"] in ("guard", "error", "stop"):
-        return [":octagonal_sign: " + escape(clip(step.get("text") or "", 300))]
+        return [":octagonal_sign: " + mention_ids(escape(clip(step.get("text") or "", 300)))]
     return []
 
 

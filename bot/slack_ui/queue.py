@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, slack_time, who
+from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, mention_ids, slack_time, who
 from bot.slack_ui.figures import build_figures_fields, build_figures_table, build_gaps
 from bot.slack_ui.intake import build_intake_home
 from bot.slack_ui.limits import (
@@ -29,7 +29,7 @@ def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: s
     link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
     blocks = [
         header(f"{ticket_id} needs a person"),
-        mrkdwn_section(f"*Why:* {escape(reason)}\n*Kind:* `{escape(kind)}` · run #{run_id} · see {link}; the full "
+        mrkdwn_section(f"*Why:* {mention_ids(escape(reason))}\n*Kind:* `{escape(kind)}` · run #{run_id} · see {link}; the full "
                        "history is in the transcript below."),
         *[mrkdwn_section(chunk) for chunk in split_text(escape(summary or "No summary."), 2900)],
     ]

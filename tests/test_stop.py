@@ -95,11 +95,11 @@ def test_slacks_own_stop_during_a_slow_model_call(settings, db, slow):
         ts, _ = h.send.mention(GOAL)
         wait_until(lambda: slow.calls == 2, "the second model call to hang")
         clicked = time.monotonic()
-        status, _ = h.send.event({"type": "agent_session_stopped", "channel": "CSUPPORT", "thread_ts": ts,
-                                  "user": "ULEAD", "streaming_message_ts": [], "event_ts": f"{time.time():.6f}"})
+        status, _ = h.send.agent_session_stopped(channel="CSUPPORT", thread_ts=ts, user="ULEAD")
         assert status == 200
         assert stopped_within(db, 1, clicked) < STOP_WITHIN
         assert_stopped_cleanly(h, db, 1, ts, slow)
+        assert h.slack.session_statuses("CSUPPORT", ts)[-1] == "closed", "Slack's Stop leaves the session closed"
         # The human queue has it, with Resume run: the run continues from where it stopped and drafts the reply.
         with db.session() as session:
             escalation = session.get(Escalation, 1)
@@ -109,6 +109,7 @@ def test_slacks_own_stop_during_a_slow_model_call(settings, db, slow):
         h.drain()
         assert run_row(db, 1).status == "awaiting_approval" and run_row(db, 1).stop_requested_by is None
         h.approval_card()
+        assert h.slack.session_statuses("CSUPPORT", ts)[-2:] == ["processing", "suspended"], "resumed, then waiting"
     finally:
         stop()
 
@@ -309,3 +310,32 @@ def test_slacks_own_stop_in_a_slash_commands_thread(settings, db, slow):
         assert_stopped_cleanly(h, db, 1, ts, slow)
     finally:
         stop()
+
+
+def test_an_approve_click_and_a_stop_command_at_once_in_slack(lead, db):
+    """The race through the Bolt app: the card's Approve and `/kitebase stop` sent at the same moment, on four
+    tickets. Each ends one way: the reply sent once and the run stopped after it, or the draft withdrawn and
+    nothing sent."""
+    for run_id, ticket in enumerate(TICKETS[:4], start=1):
+        lead.send.mention(f"handle {ticket}")
+        lead.drain()
+        card = lead.approval_card()
+        barrier = threading.Barrier(2)
+
+        def approve(card: dict = card, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            lead.send.click("approve_reply", card["value"], message_ts=card["ts"])
+
+        def stop(run_id: int = run_id, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            lead.send.command(f"stop {run_id}")
+
+        threads = [threading.Thread(target=approve), threading.Thread(target=stop)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        lead.drain()
+        [approval] = approvals_of(db, run_id)
+        assert run_row(db, run_id).status == "stopped", ticket
+        assert (approval.status, len(staff_replies(db, ticket))) in (("approved", 1), ("withdrawn", 0)), ticket

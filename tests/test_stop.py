@@ -339,3 +339,22 @@ def test_an_approve_click_and_a_stop_command_at_once_in_slack(lead, db):
         [approval] = approvals_of(db, run_id)
         assert run_row(db, run_id).status == "stopped", ticket
         assert (approval.status, len(staff_replies(db, ticket))) in (("approved", 1), ("withdrawn", 0)), ticket
+
+
+def test_stop_run_on_the_approval_card(lead, db):
+    """A run waiting for a decision has no working timeline to stop from: its card offers **Stop run** beside
+    Approve, Edit and Reject."""
+    lead.send.mention(GOAL)
+    lead.drain()
+    card = lead.approval_card()
+    button = lead.shown_button("stop_run")
+    assert button["ts"] == card["ts"] and button["value_json"] == {"run_id": 1}
+    lead.send.click("stop_run", button["value"], message_ts=button["ts"], user="UOTHER")
+    lead.drain()
+    assert run_row(db, 1).status == "awaiting_approval", "a colleague's click changes nothing"
+    lead.send.click("stop_run", button["value"], message_ts=button["ts"])
+    lead.drain()
+    assert run_row(db, 1).status == "stopped" and [a.status for a in approvals_of(db, 1)] == ["withdrawn"]
+    shown = lead.slack.messages[("CSUPPORT", card["ts"])]
+    assert not any(b["type"] == "actions" for b in shown["blocks"]), "the decided card has no buttons"
+    assert staff_replies(db, "KITE-142") == []

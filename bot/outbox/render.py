@@ -136,7 +136,8 @@ class Renderer:
             text, blocks = cards.build_approval_request(
                 approval_id=approval["id"], fingerprint=approval["fingerprint"], arguments=approval["input"],
                 approvers_hint=approvers_hint(self.settings, approval["run"]["started_by"],
-                                              reminded=approval.get("reminded_at") is not None), **common)
+                                              reminded=approval.get("reminded_at") is not None),
+                stop_run=approval["run"]["id"], **common)
         else:
             text, blocks = cards.build_approval_decided(
                 arguments=approval["edited_input"] or approval["input"], status=approval["status"],

@@ -147,13 +147,17 @@ def build_timeline(header: str, steps: list[dict[str, Any]], status: str, stop_r
 
 def build_stop_button(run_id: int) -> dict[str, Any]:
     """Stop: the run ends at once (an unfinished model call is abandoned), runs no further tool, sends nothing."""
-    return {"type": "actions", "block_id": f"stop_{run_id}", "elements": [{
-        **button("Stop", STOP, json.dumps({"run_id": run_id}), style="danger"),
-        "confirm": {"title": {"type": "plain_text", "text": "Stop this run?"},
-                    "text": {"type": "mrkdwn", "text": f"Run #{run_id} stops now and runs no further tool; nothing "
-                             "is sent to the customer. It can be resumed later."},
-                    "confirm": {"type": "plain_text", "text": "Stop"},
-                    "deny": {"type": "plain_text", "text": "Keep working"}}}]}
+    return {"type": "actions", "block_id": f"stop_{run_id}", "elements": [stop_element(run_id, "Stop", "danger")]}
+
+
+def stop_element(run_id: int, label: str, style: str | None = None) -> dict[str, Any]:
+    """The Stop button itself (the timeline's, and the approval card's **Stop run**), with its confirmation."""
+    return {**button(label, STOP, json.dumps({"run_id": run_id}), style=style),
+            "confirm": {"title": {"type": "plain_text", "text": "Stop this run?"},
+                        "text": {"type": "mrkdwn", "text": f"Run #{run_id} stops now and runs no further tool; "
+                                 "nothing is sent to the customer. It can be resumed later."},
+                        "confirm": {"type": "plain_text", "text": "Stop"},
+                        "deny": {"type": "plain_text", "text": "Keep it"}}}
 
 
 def build_request(user: str, goal: str) -> Message:

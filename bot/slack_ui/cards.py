@@ -17,6 +17,7 @@ from bot.slack_ui.blocks import (
     REJECT_MODAL,
     Message,
     slack_time,
+    stop_element,
     who,
 )
 from bot.slack_ui.limits import (
@@ -86,7 +87,10 @@ def _body(tool: str, arguments: dict[str, Any], target: dict[str, Any] | None) -
 def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arguments: dict[str, Any],
                            target: dict[str, Any] | None, run_ticket: dict[str, Any] | None,
                            approvers_hint: str, sources: dict[str, Any] | None = None,
-                           help_url: str | None = None, ticket_url: str | None = None) -> Message:
+                           help_url: str | None = None, ticket_url: str | None = None,
+                           stop_run: int | None = None) -> Message:
+    """A draft waiting for a decision. `stop_run`: the card also offers **Stop run** (the whole run ends, the
+    draft is withdrawn; who may: the person who asked and the approvers)."""
     title, text = _recipient(tool, arguments, target)
     value = approval_value(approval_id, fingerprint)
     blocks = [header(title), *_ticket_lines(arguments, target, run_ticket, ticket_url), *_body(tool, arguments, target),
@@ -94,7 +98,8 @@ def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arg
               {"type": "actions", "block_id": f"approval-{approval_id}", "elements": [
                   button("Approve and send" if tool == "reply_to_customer" else "Approve", APPROVE, value, "primary"),
                   *([button("Edit…", EDIT, value)] if tool == "reply_to_customer" else []),
-                  button("Reject…", REJECT, value, "danger")]},
+                  button("Reject…", REJECT, value, "danger"),
+                  *([stop_element(stop_run, "Stop run")] if stop_run is not None else [])]},
               context(_who_decides(tool, arguments, approvers_hint))]
     return escape(f"{text} waits for approval."), _fit_card(blocks)
 

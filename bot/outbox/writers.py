@@ -176,13 +176,6 @@ def agent_session(session: Session, run: RunRef) -> None:
         channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id)
 
 
-def first_message(*, channel: str, thread_ts: str | None, ticket_id: str, model: str) -> dict[str, Any]:
-    """The row of a new run's first message (its timeline from step 1), for the intake's one-statement insert;
-    `key` and `run_id` are filled in by the statement (the run's id is not known before it)."""
-    return new_row(kind="timeline", priority=FIRST, channel=channel, thread_ts=thread_ts,
-                   payload=_timeline_payload(1, {"kind": "start"}, ticket_id, model))
-
-
 def step_stored(session: Session, run: Run, step_number: int) -> None:
     """A step was stored: the open stretch shows it (a new stretch opens if none is), and closes when the run
     stops running (waiting for a person or finished)."""

@@ -79,6 +79,25 @@ class OutboxStatus(StrEnum):
     FAILED = "failed"  # Slack refused it for good
 
 
+class OutboxKind(StrEnum):
+    """What an outbox row shows in Slack (bot/outbox/render.py has a `_<kind>` for each)."""
+
+    TIMELINE = "timeline"  # a stretch of a run's steps: one message updated in place, or a stream
+    CARD = "card"  # a draft waiting for a decision, then its decision
+    FINAL = "final"  # a run's ending
+    BATCH = "batch"  # one fix for many: a batch's children on one card
+    REQUEST = "request"  # a slash command's or an intake rule's first message, the run's thread under it
+    NOTICE = "notice"  # a sentence in a thread (a reminder too)
+    EPHEMERAL = "ephemeral"  # a sentence only one person sees
+    QUEUE = "queue"  # an escalation in the human queue
+    TRANSCRIPT = "transcript"  # the run's whole history, uploaded under its queue post
+    DIGEST = "digest"  # the day's queue and figures
+    HOME = "home"  # a person's App Home
+    AGENT_SESSION = "agent_session"  # the status of a run thread's Slack agent session
+    PROMPTS = "prompts"  # the suggested prompts of a person's Messages tab
+    ANSWER = "answer"  # the answer to a suggested prompt, in its DM thread
+
+
 class ArrivalState(StrEnum):
     """Where a desk arrival (a new ticket, a customer's new message) stands with the intake rules."""
 

@@ -305,7 +305,7 @@ class Outbox(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(max_length=200, unique=True)  # e.g. "card:12", "timeline:3:1", "home:U123"
-    kind: str = Field(max_length=32)  # timeline | card | final | notice | queue | transcript | home | ephemeral | digest | prompts | answer
+    kind: str = Field(max_length=32)  # an OutboxKind (bot/vocabulary.py) | prompts | answer
     run_id: int | None = Field(default=None, index=True)
     ref_id: int | None = None  # the approval or escalation it shows
     parent_id: int | None = None  # a row that must be in Slack first (a transcript's queue post)

@@ -17,7 +17,7 @@ from sqlmodel import col, select
 from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Outbox, Run, table_of
-from bot.vocabulary import OutboxStatus
+from bot.vocabulary import OutboxKind, OutboxStatus
 
 GIVE_UP_AFTER = 40  # attempts (with backoff capped at 30 s: more than 15 minutes of trying)
 
@@ -82,7 +82,7 @@ def sent(db: Database, row_id: int, *, version: int, ts: str | None, state: dict
             status=case((col(Outbox.version) == version, OutboxStatus.SENT), else_=OutboxStatus.PENDING), claimed_by=None, attempts=0,
             last_error=None, sent_at=clock.now(), updated_at=clock.now()))
         row = session.get(Outbox, row_id)
-        if row is not None and row.kind == "request" and ts:
+        if row is not None and row.kind == OutboxKind.REQUEST and ts:
             _link_thread(session, row, ts)
 
 

@@ -19,7 +19,7 @@ from bot.slack_ui import cards, queue
 from bot.slack_ui.batch import build_batch_card
 from bot.slack_ui.notice import ai_notice
 from bot.slack_ui.prompt_answers import build_today, build_waiting_for
-from bot.vocabulary import SESSION_STATUS, ApprovalStatus, RunStatus
+from bot.vocabulary import SESSION_STATUS, ApprovalStatus, OutboxKind, RunStatus
 
 METADATA_TYPE = "kitebase_outbox"
 TITLE_CHARS = 200  # agents.sessions.setStatus: "Title for the agent session (max 200 characters)"
@@ -49,7 +49,7 @@ class Renderer:
 
     def __call__(self, row: Outbox) -> Delivery | None:
         """None when there is nothing to show any more (the run or approval is gone)."""
-        if row.parent_id and not row.thread_ts and row.kind != "transcript":  # under a slash command's message
+        if row.parent_id and not row.thread_ts and row.kind != OutboxKind.TRANSCRIPT:  # under a slash command's message
             parent = for_slack.outbox_row(self.db, row.parent_id)
             if parent is None or parent.ts is None:
                 return None

@@ -35,6 +35,7 @@ from bot.redact import redact, redact_obj
 from bot.runs import owner_name
 from bot.runs.execution import processes
 from bot.telemetry.deliveries import note_outbox_row, note_slack_call, traced_delivery
+from bot.vocabulary import OutboxKind
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,11 @@ CANNOT_LOOK = frozenset({"missing_scope", "not_in_channel", "channel_not_found",
                          "unknown_method", "method_deprecated", "access_denied"})
 # messages a post of which may have landed unheard (a crash, a timeout, a 5xx) are looked for before a repost;
 # every kind _post_or_update posts (render.py) carries the row in its metadata, so every such kind is listed here
-VERIFIABLE = frozenset({"card", "final", "notice", "queue", "digest", "timeline", "request", "batch", "answer"})
+VERIFIABLE = frozenset({OutboxKind.CARD, OutboxKind.FINAL, OutboxKind.NOTICE, OutboxKind.QUEUE, OutboxKind.DIGEST,
+                        OutboxKind.TIMELINE, OutboxKind.REQUEST, OutboxKind.BATCH, OutboxKind.ANSWER})
+# Rows that create no message whose ts they keep (a view, an ephemeral, an upload, a status, prompts).
+NO_MESSAGE = frozenset({OutboxKind.HOME, OutboxKind.EPHEMERAL, OutboxKind.TRANSCRIPT, OutboxKind.AGENT_SESSION,
+                        OutboxKind.PROMPTS})
 SUGGEST = "assistant.threads.setSuggestedPrompts"
 
 
@@ -315,32 +320,33 @@ def _backoff(attempts: int) -> float:
 
 
 def _thread(row: Due | Outbox) -> str | None:
-    return f"{row.channel}:{row.thread_ts}" if row.channel and row.thread_ts and row.kind != "ephemeral" else None
+    threaded = row.channel and row.thread_ts and row.kind != OutboxKind.EPHEMERAL
+    return f"{row.channel}:{row.thread_ts}" if threaded else None
 
 
 def _creates(row: Due) -> bool:
-    return row.ts is None and row.kind not in ("home", "ephemeral", "transcript", "agent_session", "prompts")
+    return row.ts is None and row.kind not in NO_MESSAGE
 
 
 def _lane(row: Due) -> str:
     """Deliveries of one lane go one at a time (a thread; else the message itself)."""
-    if row.kind == "home":
+    if row.kind == OutboxKind.HOME:
         return f"home:{row.user}"
-    if row.kind == "transcript":
+    if row.kind == OutboxKind.TRANSCRIPT:
         return f"row:{row.parent_id}"
     return _thread(row) or f"row:{row.id}"
 
 
 def _first_method(row: Due) -> str:
-    if row.kind == "home":
+    if row.kind == OutboxKind.HOME:
         return "views.publish"
-    if row.kind == "ephemeral":
+    if row.kind == OutboxKind.EPHEMERAL:
         return "chat.postEphemeral"
-    if row.kind == "transcript":
+    if row.kind == OutboxKind.TRANSCRIPT:
         return "files.completeUploadExternal"
-    if row.kind == "agent_session":
+    if row.kind == OutboxKind.AGENT_SESSION:
         return "agents.sessions.setStatus"
-    if row.kind == "prompts":
+    if row.kind == OutboxKind.PROMPTS:
         return SUGGEST
     if row.ts is None:
         return "chat.postMessage"

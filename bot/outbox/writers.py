@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from bot.db import clock
 from bot.db.models import Approval, Escalation, Missing, Outbox, Run, table_of
 from bot.db.statements import changed, insert_ignore
-from bot.vocabulary import LIVE, OutboxStatus, RunStatus
+from bot.vocabulary import LIVE, OutboxKind, OutboxStatus, RunStatus
 
 ANSWER, FIRST, PROGRESS, BACKGROUND = 0, 1, 2, 3  # priorities: answers to people go first
 OUTBOX = _OUTBOX = table_of(Outbox)
@@ -152,7 +152,7 @@ def timeline(session: Session, run: RunRef, first_step: int, opening: dict[str, 
     if where is None:
         return
     agent_session(session, run)
-    put(session, key=timeline_key(run.id, first_step), kind="timeline", priority=FIRST, run_id=run.id,
+    put(session, key=timeline_key(run.id, first_step), kind=OutboxKind.TIMELINE, priority=FIRST, run_id=run.id,
         channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
         payload=_timeline_payload(first_step, opening, run.ticket_id, run.model))
 
@@ -172,7 +172,7 @@ def agent_session(session: Session, run: RunRef) -> None:
     where = thread_of(run)
     if where is None or run.batch_id is not None:
         return
-    put(session, key=f"agent_session:{run.id}", kind="agent_session", priority=FIRST, run_id=run.id,
+    put(session, key=f"agent_session:{run.id}", kind=OutboxKind.AGENT_SESSION, priority=FIRST, run_id=run.id,
         channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id)
 
 
@@ -181,7 +181,7 @@ def step_stored(session: Session, run: Run, step_number: int) -> None:
     stops running (waiting for a person or finished)."""
     if thread_of(run) is None:
         return
-    row = session.exec(select(Outbox).where(Outbox.run_id == run.id, Outbox.kind == "timeline")
+    row = session.exec(select(Outbox).where(Outbox.run_id == run.id, Outbox.kind == OutboxKind.TIMELINE)
                        .order_by(col(Outbox.id).desc())).first()
     payload = dict(row.payload or {}) if row is not None else {}
     if row is None or payload.get("to_step") is not None:
@@ -196,7 +196,7 @@ def step_stored(session: Session, run: Run, step_number: int) -> None:
 def card(session: Session, approval: Approval, run: Run) -> None:
     where = thread_of(run)
     if where is not None:
-        put(session, key=f"card:{approval.id}", kind="card", priority=ANSWER, run_id=run.id, ref_id=approval.id,
+        put(session, key=f"card:{approval.id}", kind=OutboxKind.CARD, priority=ANSWER, run_id=run.id, ref_id=approval.id,
             channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id)
 
 
@@ -215,7 +215,7 @@ def batch_card(session: Session, batch_id: int, parent: Run) -> None:
     """One card in the parent run's thread for a batch's children: their drafts, declines and outcomes."""
     where = thread_of(parent)
     if where is not None:
-        put(session, key=batch_key(batch_id), kind="batch", priority=ANSWER, run_id=parent.id, ref_id=batch_id,
+        put(session, key=batch_key(batch_id), kind=OutboxKind.BATCH, priority=ANSWER, run_id=parent.id, ref_id=batch_id,
             channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id)
 
 
@@ -224,7 +224,7 @@ def final(session: Session, run: Run, step_number: int) -> None:
     where = thread_of(run)
     if where is None:
         return
-    put(session, key=f"final:{run.id}:{step_number}", kind="final", priority=ANSWER, run_id=run.id,
+    put(session, key=f"final:{run.id}:{step_number}", kind=OutboxKind.FINAL, priority=ANSWER, run_id=run.id,
         channel=where.channel, thread_ts=where.thread_ts, parent_id=where.parent_id,
         payload={"status": run.status, "answer": run.answer, "reason": run.reason, "steps": run.steps,
                  "tokens": run.total_tokens, "cost_usd": run.cost_usd, "stopped_by": run.stop_requested_by})
@@ -232,7 +232,7 @@ def final(session: Session, run: Run, step_number: int) -> None:
 
 def endings_changed(session: Session, run_id: int) -> None:
     """What a run's ending shows besides its answer changed (its batch started): render it again."""
-    session.execute(update(Outbox).where(col(Outbox.run_id) == run_id, col(Outbox.kind) == "final")
+    session.execute(update(Outbox).where(col(Outbox.run_id) == run_id, col(Outbox.kind) == OutboxKind.FINAL)
                     .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now())
                     .execution_options(synchronize_session=False))
     _mark(session)
@@ -241,7 +241,7 @@ def endings_changed(session: Session, run_id: int) -> None:
 def request(session: Session, run: RunRef, text: str) -> int:
     """A slash command's run needs a message to thread under: "<@lead> asked: …", posted first."""
     origin = run.origin or {}
-    row_id = put(session, key=f"request:{run.id}", kind="request", priority=FIRST, run_id=run.id,
+    row_id = put(session, key=f"request:{run.id}", kind=OutboxKind.REQUEST, priority=FIRST, run_id=run.id,
                  channel=origin.get("channel"), payload={"user": origin.get("user"), "text": text})
     run.origin = {**origin, "request_row": row_id}
     session.execute(update(Run).where(col(Run.id) == run.id).values(origin=run.origin))
@@ -252,7 +252,7 @@ def intake_request(session: Session, run: RunRef, *, rule: str, why: list[str], 
     """A run an intake rule started needs a message to thread under, posted first in the rule's channel: which
     rule took which ticket, and why."""
     origin = run.origin or {}
-    row_id = put(session, key=f"request:{run.id}", kind="request", priority=FIRST, run_id=run.id,
+    row_id = put(session, key=f"request:{run.id}", kind=OutboxKind.REQUEST, priority=FIRST, run_id=run.id,
                  channel=origin.get("channel"),
                  payload={"intake": {"rule": rule, "why": why, "ticket": run.ticket_id, "title": title}})
     run.origin = {**origin, "request_row": row_id}
@@ -263,13 +263,13 @@ def intake_request(session: Session, run: RunRef, *, rule: str, why: list[str], 
 def notice(session: Session, *, channel: str, thread_ts: str | None, text: str, key: str | None = None,
            run_id: int | None = None) -> None:
     """A one-off sentence in a thread (why a request started nothing, who resumed a run...)."""
-    put(session, key=key or f"notice:{uuid.uuid4().hex}", kind="notice", priority=ANSWER, run_id=run_id,
+    put(session, key=key or f"notice:{uuid.uuid4().hex}", kind=OutboxKind.NOTICE, priority=ANSWER, run_id=run_id,
         channel=channel, thread_ts=thread_ts, payload={"text": text})
 
 
 def reminder(session: Session, *, approval_id: int, run_id: int, where: Where, reminder: dict[str, Any]) -> None:
     """A draft has waited long: one notice in the run's thread mentioning who may decide (never twice)."""
-    values = {"key": f"remind:{approval_id}", "kind": "notice", "priority": ANSWER, "run_id": run_id,
+    values = {"key": f"remind:{approval_id}", "kind": OutboxKind.NOTICE, "priority": ANSWER, "run_id": run_id,
               "ref_id": approval_id, "parent_id": where.parent_id, "channel": where.channel,
               "thread_ts": where.thread_ts, "user": None, "payload": {"reminder": reminder}, "version": 1,
               "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0}
@@ -279,7 +279,7 @@ def reminder(session: Session, *, approval_id: int, run_id: int, where: Where, r
 
 def ephemeral(session: Session, *, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
     """A message only `user` sees (not allowed, already decided...)."""
-    put(session, key=f"ephemeral:{uuid.uuid4().hex}", kind="ephemeral", priority=ANSWER, channel=channel,
+    put(session, key=f"ephemeral:{uuid.uuid4().hex}", kind=OutboxKind.EPHEMERAL, priority=ANSWER, channel=channel,
         thread_ts=thread_ts, user=user, payload={"text": text})
 
 
@@ -293,9 +293,9 @@ def queue_post(session: Session, escalation: Escalation, run: Run, queue_channel
         return
     thread_ts = None if queue_channel or where is None else where.thread_ts
     parent = None if queue_channel or where is None else where.parent_id
-    post_id = put(session, key=f"queue:{escalation.id}", kind="queue", priority=ANSWER, run_id=run.id,
+    post_id = put(session, key=f"queue:{escalation.id}", kind=OutboxKind.QUEUE, priority=ANSWER, run_id=run.id,
                   ref_id=escalation.id, parent_id=parent, channel=channel, thread_ts=thread_ts)
-    put(session, key=f"transcript:{escalation.id}", kind="transcript", priority=BACKGROUND, run_id=run.id,
+    put(session, key=f"transcript:{escalation.id}", kind=OutboxKind.TRANSCRIPT, priority=BACKGROUND, run_id=run.id,
         ref_id=escalation.id, parent_id=post_id, channel=channel)
 
 
@@ -313,7 +313,7 @@ def digest(session: Session, *, day: str, channel: str, items: list[dict[str, An
     figures of the last days and the knowledge gaps, as they were when it was written."""
     if digest_written(session, day=day):
         return False
-    values = {"key": f"digest:{day}", "kind": "digest", "priority": BACKGROUND, "run_id": None, "ref_id": None,
+    values = {"key": f"digest:{day}", "kind": OutboxKind.DIGEST, "priority": BACKGROUND, "run_id": None, "ref_id": None,
               "parent_id": None, "channel": channel, "thread_ts": None, "user": None,
               "payload": {"day": day, "items": items, "figures": figures, "gaps": gaps}, "version": 1,
               "sent_version": 0, "status": OutboxStatus.PENDING, "attempts": 0}
@@ -326,7 +326,7 @@ def digest(session: Session, *, day: str, channel: str, items: list[dict[str, An
 
 def home(session: Session, user: str) -> None:
     """`user`'s App Home should be (re)published: they opened it, or they have work waiting."""
-    put(session, key=f"home:{user}", kind="home", priority=BACKGROUND, user=user)
+    put(session, key=f"home:{user}", kind=OutboxKind.HOME, priority=BACKGROUND, user=user)
 
 
 def homes_changed(session: Session) -> None:

@@ -17,7 +17,7 @@ from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Approval, Outbox, Run
 from bot.db.statements import changed
-from bot.vocabulary import LIVE, SENT, ApprovalStatus, RunStatus
+from bot.vocabulary import LIVE, SENT, ApprovalStatus, OutboxKind, RunStatus
 
 Check = Callable[[str | None], str | None]  # the run's starter -> why this person may not stop it, else None
 
@@ -102,7 +102,7 @@ def run_in_thread(db: Database, channel: str, thread_ts: str) -> int | None:
                             .order_by(col(Run.id).desc())).all()
         if not runs:
             runs = session.exec(select(Run.id, Run.status).join(Outbox, col(Outbox.run_id) == col(Run.id)).where(
-                Outbox.kind == "request", Outbox.channel == channel, Outbox.ts == thread_ts)
+                Outbox.kind == OutboxKind.REQUEST, Outbox.channel == channel, Outbox.ts == thread_ts)
                 .order_by(col(Run.id).desc())).all()
         live = [run_id for run_id, status in runs if status in LIVE]
         return (live or [run_id for run_id, _ in runs] or [None])[0]

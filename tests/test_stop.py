@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from sqlmodel import select
 
 from bot.agent import history
 from bot.agent.loop import AgentLoop
 from bot.cli import main
-from bot.db.models import Escalation, Ticket
+from bot.db.models import Escalation, Run, Ticket
 from bot.runs.lifecycle.people import People
 from bot.runs.lifecycle.service import RunService
 from bot.vocabulary import RunState
@@ -358,3 +359,23 @@ def test_stop_run_on_the_approval_card(lead, db):
     shown = lead.slack.messages[("CSUPPORT", card["ts"])]
     assert not any(b["type"] == "actions" for b in shown["blocks"]), "the decided card has no buttons"
     assert staff_replies(db, "KITE-142") == []
+
+
+def test_a_stopped_run_whose_worker_died_is_stopped_by_the_stuck_sweep(db, settings):
+    """A stop recorded while the run's worker was dying: the sweep that takes the run over stops it (the
+    person's stop), instead of handing it to the queue as stuck."""
+    from sqlalchemy import update
+
+    from bot.agent.offline import OfflineModel
+
+    service = service_with(db, settings, OfflineModel())
+    run_id = service.start(GOAL, started_by="ULEAD")
+    with db.session() as session:  # a worker took it, then died mid-turn; the lead pressed Stop meanwhile
+        session.execute(update(Run).where(Run.id == run_id).values(status="running", lease_owner="dead-worker"))
+    assert service.stop(run_id, actor="ULEAD", person=False).outcome == "stopping"
+    assert service.escalate_stuck(run_id, reason="no progress for 600 s: the run is stuck")
+    run = run_row(db, run_id)
+    assert run.status == "stopped" and run.reason == "stopped by ULEAD"
+    with db.session() as session:
+        [escalation] = session.exec(select(Escalation).where(Escalation.run_id == run_id)).all()
+    assert escalation.kind == "stopped", "in the queue as stopped, with Resume run, not as stuck"

@@ -90,6 +90,7 @@ class AgentLoop:
                 time_left = self.limits.deadline_seconds - active()
                 self._wait_for_capacity(state, checkpoint)
                 step = self._turn(state, time_left=time_left)
+                self._late_stop(state)
             except StopRequested as stop:
                 self.stop(state, stop.who)
                 step = StepRecord(number=state.steps, kind=StepKind.STOP, text=state.reason)
@@ -234,6 +235,12 @@ class AgentLoop:
             return
         state.status, state.answer, state.stop_kind, state.reason = RunStatus.COMPLETED, answer, None, None
         state.summary = summarize(state.messages)
+
+    def _late_stop(self, state: RunState) -> None:
+        """A stop asked during the turn that finished the run wins over the answer it wrote (the stop was recorded
+        first); the answer stays in the history."""
+        if state.status == RunStatus.COMPLETED and (who := stop_asked(self.stop_check)):
+            self.stop(state, who)
 
     def stop(self, state: RunState, who: str) -> None:
         """A person stopped the run: nothing more runs; it keeps its history and can be resumed."""

@@ -30,7 +30,6 @@ from tools import REGISTRY
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
 TICKETS = ("KITE-142", "KITE-144", "KITE-163", "KITE-150", "KITE-120")
-STOP_WITHIN = 2.0  # seconds from the click to the run stored as stopped (the issue's bound)
 
 
 class SlowModel:
@@ -69,9 +68,11 @@ def start(settings, db, slow: SlowModel, **update: Any) -> tuple[Harness, Any]:
                          db)
 
 
-def stopped_within(db, run_id: int, since: float) -> float:
-    wait_until(lambda: run_row(db, run_id).status == "stopped", "the run to stop", timeout=10)
-    return time.monotonic() - since
+def stopped_during_the_call(db, run_id: int, slow: SlowModel) -> bool:
+    """The run is stored stopped while its model call still hangs at the stand-in (it hangs until released, up to
+    30 s): the stop abandoned the call instead of waiting for it. How fast is bench/stop_latency.py's figure."""
+    wait_until(lambda: run_row(db, run_id).status == "stopped", "the run to stop", timeout=25)
+    return slow.server.answered == 1 and not slow.gate.is_set()
 
 
 def assert_stopped_cleanly(h: Harness, db, run_id: int, ts: str, slow: SlowModel) -> None:
@@ -95,10 +96,9 @@ def test_slacks_own_stop_during_a_slow_model_call(settings, db, slow):
     try:
         ts, _ = h.send.mention(GOAL)
         wait_until(lambda: slow.calls == 2, "the second model call to hang")
-        clicked = time.monotonic()
         status, _ = h.send.agent_session_stopped(channel="CSUPPORT", thread_ts=ts, user="ULEAD")
         assert status == 200
-        assert stopped_within(db, 1, clicked) < STOP_WITHIN
+        assert stopped_during_the_call(db, 1, slow)
         assert_stopped_cleanly(h, db, 1, ts, slow)
         assert h.slack.session_statuses("CSUPPORT", ts)[-1] == "closed", "Slack's Stop leaves the session closed"
         # The human queue has it, with Resume run: the run continues from where it stopped and drafts the reply.
@@ -123,9 +123,8 @@ def test_the_stop_button_on_the_timeline(settings, db, slow):
         wait_until(lambda: _shown_stop(h), "the Stop button to be shown")
         button = h.shown_button("stop_run")
         assert button["value_json"] == {"run_id": 1} and button["channel"] == "CSUPPORT"
-        clicked = time.monotonic()
         h.send.click("stop_run", button["value"], message_ts=button["ts"])
-        assert stopped_within(db, 1, clicked) < STOP_WITHIN
+        assert stopped_during_the_call(db, 1, slow)
         assert_stopped_cleanly(h, db, 1, ts, slow)
         assert not _shown_stop(h), "a stopped run shows no Stop button"
     finally:
@@ -166,11 +165,10 @@ def test_kitebase_stop_at_the_terminal_stops_a_run_working_in_serve(settings, db
         ts, _ = h.send.mention(GOAL)
         wait_until(lambda: slow.calls == 2, "the second model call to hang")
         monkeypatch.setenv("DATABASE_URL", settings.database_url)
-        clicked = time.monotonic()
         code = main(["stop", "1", "--as", "ULEAD"])
         out = capsys.readouterr().out
         assert code == 0 and "Run #1 stopped" in out and "kitebase resume 1" in out, out
-        assert time.monotonic() - clicked < STOP_WITHIN
+        assert stopped_during_the_call(db, 1, slow)
         assert_stopped_cleanly(h, db, 1, ts, slow)
         assert main(["stop", "1"]) == 2 and "there is nothing to stop" in capsys.readouterr().out
         assert main(["stop", "99"]) == 2 and "There is no run #99" in capsys.readouterr().out
@@ -306,10 +304,9 @@ def test_slacks_own_stop_in_a_slash_commands_thread(settings, db, slow):
         asked = wait_until(lambda: [c for c in h.slack.calls_to("chat.postMessage") if "asked:" in c["text"]],
                            "the asked: message")
         ts = next(ts for (channel, ts), m in h.slack.messages.items() if m.get("text") == asked[0]["text"])
-        clicked = time.monotonic()
         h.send.event({"type": "agent_session_stopped", "channel": "CSUPPORT", "thread_ts": ts, "user": "ULEAD",
                       "streaming_message_ts": [], "event_ts": f"{time.time():.6f}"})
-        assert stopped_within(db, 1, clicked) < STOP_WITHIN
+        assert stopped_during_the_call(db, 1, slow)
         assert_stopped_cleanly(h, db, 1, ts, slow)
     finally:
         stop()

@@ -3,9 +3,9 @@ generated tickets (bench/desk.py), on SQLite and PostgreSQL, through the tools (
 the lines that matched): p50/p99 per query for the evaluation's 168 help questions, the same questions
 against the tickets, and like-ticket searches for 50 generated tickets.
 
-The generated documents are analysed once and stored the way the tools' writes store them (search_document);
-then a new engine (nothing in memory) answers the first search, which loads the index: that time and the
-memory it took are reported. The reference is a plain Python scan over the same texts: every document's
+The generated documents are analysed once and stored the way the tools' writes store them (search_document,
+its full-text rows and statistics); then a process of its own answers the searches (its first search's time and
+the memory the searches took are reported; issue 35's bench.search_scale measures memory against desk size). The reference is a plain Python scan over the same texts: every document's
 text searched for every query word (str.count), the best five kept.
 """
 

@@ -266,10 +266,13 @@ def cmd_db(args: argparse.Namespace, settings: Settings) -> int:
         from bot.runs.execution.workqueue import ensure_schema
 
         ensure_schema(settings)
+    from bot.search.catch_up import drain
+
+    stored = drain(db.engine)  # what the migrations and writers left for the search (progress on a big desk)
     with db.session() as session:
         counts = queries.desk_counts(session)
     print(f"Schema ready. Desk: {counts['customers']} customers, {counts['tickets']} tickets, "
-          f"{counts['sections']} help sections.")
+          f"{counts['sections']} help sections." + (f" Search: {stored} documents indexed." if stored else ""))
     return EXIT_OK
 
 

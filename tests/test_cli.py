@@ -117,3 +117,21 @@ def test_follow_up_continues_the_conversation(cli):
     assert code == 0
     assert "asks: get_ticket(ticket_id=\"KITE-144\")" in out
     assert "SSO provider: Okta" in out
+
+
+def test_db_upgrade_stores_what_waits_for_the_search_and_says_how_far_it_got(db, cli, monkeypatch):
+    """A desk loaded behind the search's back (a bulk import): `kitebase db upgrade` indexes it, with a line of
+    progress every so many documents (20,000 in production; 50 here)."""
+    from bot.search import catch_up
+
+    with db.engine.begin() as connection:
+        connection.exec_driver_sql("INSERT INTO search_pending (kind, key) SELECT 'ticket', id FROM ticket")
+    monkeypatch.setattr(catch_up, "PROGRESS", 50)
+    monkeypatch.setattr(catch_up, "DRAIN_BATCH", 20)
+    code, out, err = cli("db", "upgrade")
+    tickets = db.engine.connect().exec_driver_sql("SELECT COUNT(*) FROM ticket").scalar()
+    assert code == 0 and f"Search: {tickets} documents indexed." in out, out
+    assert f"{tickets} documents to analyse and store" in err, err
+    assert f"60 of {tickets} documents analysed and stored" in err and f"{tickets} of {tickets}" not in err, err
+    code, out, _ = cli("db", "upgrade")
+    assert code == 0 and "Search:" not in out, "nothing left to index"

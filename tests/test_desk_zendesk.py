@@ -123,7 +123,9 @@ def test_articles_restricted_to_a_user_segment_are_internal_context_and_never_ci
     assert hit["id"] == "escalation-runbook#1" and hit["internal"] is True
     assert "[escalation-runbook#1] Okta tenant merges — Escalation runbook\nINTERNAL" in found.text
     public = next(h for h in found.data if not h["internal"])
-    assert f"[{public['id']}] {public['heading']} — {public['article']}\n" in found.text, "public hits unlabelled"
+    head = public["heading"] if public["heading"] == public["article"] else f"{public['heading']} — {public['article']}"
+    assert f"[{public['id']}] {head}\n" in found.text, "public hits unlabelled"
+    assert f"[{public['id']}] {head}\nINTERNAL" not in found.text
 
     draft = "Hi Dana, tier two can reset it for you, see [escalation-runbook#1]."
     script = [respond(text("Looking."), use("search_help", query="okta tenant merge staff console")),

@@ -101,7 +101,7 @@ def test_0008_drops_the_engines_full_text_search_and_its_downgrade_refills_it(da
 
 def test_0012_lets_a_ticket_have_no_priority_and_keeps_every_row_trigger_and_foreign_key(database_url):
     """On SQLite the NOT NULL goes by copying `ticket`, which ticket_message's rows point at and 0006's triggers
-    hang on: every row, the foreign key and the triggers come through, and the downgrade makes NULL 'normal'."""
+    hang on (0019's since): every row, the foreign key and the triggers come through, and the downgrade makes NULL 'normal'."""
     database = Database.from_url(database_url)
     engine = database.engine
     before = ScriptDirectory.from_config(alembic_config()).get_revision("0012").down_revision
@@ -122,13 +122,13 @@ def test_0012_lets_a_ticket_have_no_priority_and_keeps_every_row_trigger_and_for
             assert connection.exec_driver_sql("SELECT id, priority FROM ticket ORDER BY id").all() == [
                 ("T1", "high"), ("T2", "high")]
             assert connection.exec_driver_sql("SELECT COUNT(*) FROM ticket_message").scalar() == 2
-            version = connection.exec_driver_sql("SELECT version FROM desk_change WHERE kind = 'ticket'").scalar()
+            connection.exec_driver_sql("DELETE FROM search_pending")
             connection.exec_driver_sql(
                 "INSERT INTO ticket (id, customer_id, title, status, priority, created_at, updated_at) "
                 f"VALUES ('T3', 'c1', 'No priority', 'open', NULL, {stamp}, {stamp})")
             connection.exec_driver_sql("UPDATE ticket_message SET attachments = '[{\"name\": \"trace.log\"}]'")
-            assert connection.exec_driver_sql(
-                "SELECT version FROM desk_change WHERE kind = 'ticket'").scalar() == version + 1, "the trigger fires"
+            assert connection.exec_driver_sql("SELECT kind, key FROM search_pending ORDER BY key").all() == [
+                ("ticket", "T1"), ("ticket", "T2"), ("ticket", "T3")], "the triggers fire (0019's, on the copy)"
         with pytest.raises(IntegrityError), engine.begin() as connection:  # the foreign key still holds
             connection.exec_driver_sql("INSERT INTO ticket_message (ticket_id, author, role, body, created_at) "
                                        f"VALUES ('T9', 'Dana', 'customer', 'orphan', {stamp})")
@@ -140,3 +140,83 @@ def test_0012_lets_a_ticket_have_no_priority_and_keeps_every_row_trigger_and_for
         _migrate(engine, command.upgrade, "head")
     finally:
         engine.dispose()
+
+
+def _store_as_0018_did(engine: Engine, leave_out: set[str]) -> None:
+    """The search's analysis of every ticket and section but `leave_out`, in 0018's search_document (kind and key
+    its key), as a process of that release stored it."""
+    from sqlmodel import Session
+
+    from bot.search import persist, vectors
+    from bot.search.catch_up import FIELDS
+    from bot.search.rows import documents
+
+    with Session(engine) as session:
+        keys = {"ticket": session.execute(text("SELECT id FROM ticket ORDER BY id")).scalars().all(),
+                "help": session.execute(text("SELECT id FROM help_section ORDER BY id")).scalars().all()}
+        for kind, wanted in keys.items():
+            found = documents(session, kind, [key for key in wanted if key not in leave_out])
+            analyses = {key: persist.analyse(doc.fields) for key, (doc, _) in found.items()}
+            names = sorted({t for a in analyses.values() for t in [*a.terms, *a.words]})
+            session.execute(text("INSERT INTO search_term (term) VALUES (:t) ON CONFLICT DO NOTHING"),
+                            [{"t": name} for name in names])
+            numbers = dict(session.execute(text("SELECT term, id FROM search_term")).all())
+            for key, (doc, source) in found.items():
+                vector = vectors.EMBEDDER.embed([vectors.document_text(doc.fields)])[0] if kind == "ticket" else None
+                session.execute(text("INSERT INTO search_document (kind, key, source, updated, terms, tfs, words, "
+                                     "lengths, vector) VALUES (:kind, :key, :source, :updated, :terms, :tfs, :words, "
+                                     ":lengths, :vector)"),
+                                {"kind": kind, "key": key, "source": source, "updated": doc.updated,
+                                 **persist.encode(analyses[key], numbers, FIELDS[kind]),
+                                 "vector": vectors.encode(vector)})
+        session.commit()
+
+
+def test_0019_builds_the_full_text_index_and_statistics_from_the_stored_analysis(database_url):
+    """An existing desk: 0019 builds the full-text rows and the statistics from what 0018 stored, without
+    analysing anything again, and queues what it cannot build (never analysed; help sections had no vectors);
+    once `kitebase db upgrade` has stored those, every search answers as on a desk indexed from scratch."""
+    from bot.search.catch_up import drain
+    from tests.test_search_engine import recount
+
+    database = Database.from_url(database_url)
+    engine = database.engine
+    try:
+        _migrate(engine, command.upgrade, "0018")
+        seed_desk(database, make_settings(database_url).data_dir)
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DELETE FROM search_document")
+        _store_as_0018_did(engine, leave_out={"KITE-150", "KITE-151"})
+
+        _migrate(engine, command.upgrade, "head")
+        recount(database)  # the statistics and the full-text rows are exactly what the stored analysis says
+        with engine.connect() as connection:
+            pending = set(connection.exec_driver_sql("SELECT kind, key FROM search_pending").all())
+            sections = connection.exec_driver_sql("SELECT COUNT(*) FROM help_section").scalar()
+        assert {("ticket", "KITE-150"), ("ticket", "KITE-151")} <= pending, "never analysed: queued"
+        assert len([kind for kind, _ in pending if kind == "help"]) == sections, "no vector yet: queued"
+        assert len(pending) == sections + 2, "every analysed ticket is built from what 0018 stored"
+
+        assert drain(engine) == sections + 2
+        recount(database)
+        migrated = _answers(database)
+        assert {"KITE-144", "KITE-163"} <= {hit.id for hit in migrated[-3]}, "KITE-142's like-tickets"
+
+        with engine.begin() as connection:  # the same desk indexed from scratch
+            for table in ("search_document", "search_stat", "search_total", "search_fts_help", "search_fts_ticket"):
+                connection.exec_driver_sql(f"DELETE FROM {table}")
+            connection.exec_driver_sql("INSERT INTO search_pending (kind, key) SELECT 'ticket', id FROM ticket")
+            connection.exec_driver_sql("INSERT INTO search_pending (kind, key) SELECT 'help', id FROM help_section")
+        drain(engine)
+        assert _answers(database) == migrated
+    finally:
+        engine.dispose()
+
+
+def _answers(database: Database) -> list[list]:
+    from bot import search
+
+    with database.session() as session:
+        return [*(search.search_help(session, query, limit=5) for query in (
+                    "locked out after the okta change", "invoice vat number", "webhook signature")),
+                *(search.similar_tickets(session, ticket, limit=5) for ticket in ("KITE-142", "KITE-150", "KITE-162"))]

@@ -12,9 +12,10 @@ from bot import search
 from bot.db.engine import Database
 from bot.search import typos
 from bot.search.analyzer import Analyzer
+from bot.search.catch_up import catch_up
 from bot.search.params import PARAMS
-from bot.search.ranking import query_weights
-from bot.search.store import help_index
+from bot.search.queries import query_terms
+from bot.search.terms import totals
 from tools import REGISTRY, ToolContext, execute
 
 
@@ -71,9 +72,10 @@ def test_a_long_pasted_message_keeps_its_rarest_words(db):
                "been bothering the whole team for a while now, since the start of the month really. " * 3
                + "The Jira importer says 1,412 attachments skipped.")
     with db.session() as session:
-        index = help_index(session).packed
-        terms = query_weights(index, message, PARAMS)
-        assert len(terms) <= PARAMS.max_terms and {"jira", "skip"} <= terms.keys()
+        catch_up(session)
+        terms = query_terms(session, "help", message, totals(session, "help", 3), PARAMS.phrase_weight,
+                            PARAMS.max_terms)
+        assert len(terms) <= PARAMS.max_terms and {"jira", "skip"} <= {t.name for t in terms}
         assert search.search_help(session, message, limit=1)[0].id == "jira-import#3"
 
 
@@ -89,7 +91,7 @@ def test_the_index_follows_writes_from_any_process(ctx, settings):
 
 def test_tickets_and_help_sections_changed_by_any_writer_are_searched_at_once(ctx, db):
     """Rows written behind the app's back (another program, a desk import, SQL by hand) reach the next search:
-    the database's triggers move the desk's generation (desk_change), nothing waits for a timer."""
+    the database's triggers put what changed in search_pending, nothing waits for a timer."""
     assert call(ctx, "search_tickets", query="quokka").data == []
     assert call(ctx, "search_help", query="quokka").text.startswith("No help")
     with db.engine.begin() as conn:
@@ -152,7 +154,7 @@ print(before, gc.get_freeze_count(), walked)
 
 def test_the_first_search_of_a_process_moves_what_is_alive_out_of_full_collections(tmp_path):
     """A full garbage collection used to walk everything imported and loaded (55-80 ms on these machines, landing
-    in whichever search came next); after the first index load of a process it walks only what came since."""
+    in whichever search came next); after the first search of a process it walks only what came since."""
     import subprocess
     import sys
 
@@ -160,7 +162,7 @@ def test_the_first_search_of_a_process_moves_what_is_alive_out_of_full_collectio
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     before, frozen, walked = (int(x) for x in done.stdout.split())
-    assert before == 0 and frozen > 50_000  # the libraries, the desk's rows read so far, the index
+    assert before == 0 and frozen > 50_000  # the libraries, what the first search read
     assert walked < frozen / 10
 
 

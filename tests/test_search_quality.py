@@ -66,8 +66,9 @@ def test_similar_tickets_regression_subset(db):
             wanted += min(5, len(same))
             near_misses += [(ticket, hit) for hit in hits if hit in group["near_misses"]]
     # recall@5 0.92 and precision@5 0.84 on the subset when written (the words alone, before ticket vectors:
-    # 0.85 and 0.88); give or take two misses
-    assert found / wanted >= 0.88 and found / returned >= 0.8, (found, wanted, returned, near_misses)
+    # 0.85 and 0.88); since issue 35's cut-off, which keeps more of a desk's matches on desks of other products,
+    # 0.96 and 0.78 (a near miss let through a little more often here); give or take two misses
+    assert found / wanted >= 0.92 and found / returned >= 0.74, (found, wanted, returned, near_misses)
 
 
 def test_the_azure_block_is_not_the_okta_lockout(db):

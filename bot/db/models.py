@@ -363,30 +363,60 @@ class SearchTerm(SQLModel, table=True):
 
 class SearchDocument(SQLModel, table=True):
     """A help section or ticket as the search analysed it: term numbers with their frequency in each field,
-    surface word numbers, field lengths (packed arrays), and the version of the rows it was analysed from."""
+    surface word numbers, field lengths (packed arrays), its vector, and the version of the rows it was analysed
+    from. `id` is its row in the database's full-text index (search_fts_help / search_fts_ticket: FTS5 on SQLite,
+    a tsvector with a GIN index on PostgreSQL; made by migration 0019, outside these models)."""
 
     __tablename__ = "search_document"
+    __table_args__ = (UniqueConstraint("kind", "key", name="uq_search_document_kind_key"),)
 
-    kind: str = Field(primary_key=True, max_length=16)  # help | ticket
-    key: str = Field(primary_key=True, max_length=128)
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=16)  # help | ticket
+    key: str = Field(max_length=128)
     source: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))  # a ticket's newest message id
     updated: float = 0.0  # for ties: the more recently updated ticket first
     terms: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 term numbers, ascending
     tfs: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # uint8 frequency per term and field
     words: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 word numbers (typo correction)
     lengths: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # int32 terms per field
-    vector: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))  # a ticket's vector
+    vector: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))  # vectors.py
 
 
-class DeskChange(SQLModel, table=True):
-    """A number that moves whenever the set of tickets changes (one added or removed) or the help center does
-    (a section added, changed or removed). Database triggers bump it (migration 0006), whoever writes, so the
-    search index learns of a change from one primary-key read instead of counting the rows."""
+class SearchStat(SQLModel, table=True):
+    """Per kind of document and term: how many documents hold it as a term (its df) and as a surface word (the
+    words typo correction chooses from). Kept in step by every store (bot/search/persist.py)."""
 
-    __tablename__ = "desk_change"
+    __tablename__ = "search_stat"
 
-    kind: str = Field(primary_key=True, max_length=16)  # ticket | help
-    version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    kind: str = Field(primary_key=True, max_length=16)
+    term_id: int = Field(primary_key=True)
+    docs: int = 0
+    words: int = 0
+
+
+class SearchTotal(SQLModel, table=True):
+    """Per kind of document: how many there are and the sum of each field's length (BM25F's averages)."""
+
+    __tablename__ = "search_total"
+
+    kind: str = Field(primary_key=True, max_length=16)
+    docs: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    field_0: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    field_1: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    field_2: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    field_3: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    field_4: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+
+
+class SearchPending(SQLModel, table=True):
+    """A help section or ticket whose rows changed since its analysis was stored. Database triggers add it
+    (migration 0019), whoever writes; whoever stores the analysis removes it, and the next search stores what a
+    writer left (bot/search/catch_up.py)."""
+
+    __tablename__ = "search_pending"
+
+    kind: str = Field(primary_key=True, max_length=16)
+    key: str = Field(primary_key=True, max_length=128)
 
 
 class ModelBudget(SQLModel, table=True):

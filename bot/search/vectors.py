@@ -137,6 +137,14 @@ def ticket_text(fields: tuple[str, ...]) -> str:
     return "\n".join(part for part in (title, tags, first, rest) if part)
 
 
+def document_text(fields: tuple[str, ...]) -> str:
+    """The text a document's vector is made from: a ticket's as `ticket_text`; a help section's heading,
+    article title and body."""
+    if len(fields) == 5:
+        return ticket_text(fields)
+    return "\n".join(part for part in fields if part)
+
+
 def encode(vector: np.ndarray | None) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float16).tobytes()
 

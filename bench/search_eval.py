@@ -6,6 +6,14 @@ tools and through two baselines, and prints help recall@1/@2 and MRR, similar-ti
 precision@5, and p50/p99 latency per query (for the agent's tools also `search_tickets` by words, with the
 help questions as queries). The set is split in two: queries and groups at even
 positions are the tuning half (the ranking parameters were tuned on it), odd ones are held out.
+
+Then the other suites, each on a desk of its own (`--suites`, default all): kb_data's paraphrased help
+questions (help_paraphrases.jsonl, tuned on; help_heldout.jsonl, written by another hand and never tuned on),
+and the generated desks of bench/gen_desks (other products, other writers, known same-problem clusters), each
+built from seeds 1..`--seeds` and their cases pooled: payroll and school_lms were tuned on; hospital_rota and
+isp are held out (written by other hands, from their domains only, and never tuned on). One line per suite
+and system: help R@1/R@2, similar-ticket R@5/P@5, near misses. With PostgreSQL, every ranking of every suite
+is compared between the two databases.
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
+from bench.gen_desks import build_desk, write_desk
+from bench.gen_desks.domains import DOMAINS
 from bench.search_metrics import HelpCase, SimilarCase, help_scores, mean, percentile, similar_scores
 from bench.search_systems import EngineFts, KitebaseTools, PlainBm25
 from bot.config import Settings
@@ -42,15 +52,53 @@ def load_cases() -> tuple[list[HelpCase], list[SimilarCase]]:
     return help_cases, similar
 
 
-def fresh_database(backend: str, postgres_url: str | None, scratch: str) -> tuple[Database, Settings]:
+def help_lines(path: Path, half: str | None) -> list[HelpCase]:
+    """A help question set; `half` None: even positions tune, odd ones held out."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [HelpCase(row["q"], frozenset(row["answers"]), row["kind"], half or HALVES[i % 2])
+            for i, row in enumerate(rows)]
+
+
+def similar_groups(path: Path, half: str | None) -> list[SimilarCase]:
+    groups = json.loads(path.read_text(encoding="utf-8"))["groups"]
+    return [SimilarCase(ticket, frozenset(g["tickets"]) - {ticket}, frozenset(g.get("near_misses", ())),
+                        half or HALVES[i % 2])
+            for i, g in enumerate(groups) for ticket in g["tickets"]]
+
+
+def suites(names: list[str], scratch: str, seeds: int) -> list[tuple[str, str, Path, list[HelpCase], list[SimilarCase]]]:
+    """(name, half, desk directory, help cases, similar cases) of each suite asked for; a generated desk once
+    per seed 1..`seeds` (the same name: their cases are pooled; its help questions are asked once)."""
+    out = []
+    data = Path(Settings().data_dir)
+    if "paraphrases" in names:
+        out.append(("kb_data paraphrases", "tune", data, help_lines(SET / "help_paraphrases.jsonl", "tune"), []))
+    if "heldout" in names:
+        out.append(("kb_data held-out", "held-out", data, help_lines(SET / "help_heldout.jsonl", "held-out"), []))
+    desks = [name for name in DOMAINS if name in names or DOMAINS[name]["half"] in names]
+    root = Path(scratch) / "desks"
+    for name in desks:
+        half = DOMAINS[name]["half"]
+        for seed in range(1, seeds + 1):
+            path = root / f"{name}-{seed}"
+            write_desk(build_desk(name, seed), path)
+            questions = help_lines(path / "help_queries.jsonl", half) if seed == 1 else []
+            out.append((name, half, path, questions, similar_groups(path / "groups.json", half)))
+    return out
+
+
+def fresh_database(backend: str, postgres_url: str | None, scratch: str,
+                   data_dir: Path | None = None) -> tuple[Database, Settings]:
     url = f"sqlite:///{scratch}/search_eval.db" if backend == "SQLite" else postgres_url
+    if backend == "SQLite":
+        Path(scratch, "search_eval.db").unlink(missing_ok=True)  # each suite's desk on a database of its own
     if backend == "PostgreSQL":
         engine = create_engine(url)
         with engine.begin() as conn:
             conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
             conn.execute(text("CREATE SCHEMA public"))
         engine.dispose()
-    settings = Settings(database_url=url)
+    settings = Settings(database_url=url, **({"data_dir": data_dir} if data_dir else {}))
     db = Database.from_url(url)
     create_schema(db.engine)
     seed_desk(db, settings.data_dir)
@@ -85,16 +133,16 @@ def tune_bm25_cutoff(bm25: PlainBm25, similar: list[SimilarCase]) -> tuple[float
     return max(grid, key=quality)
 
 
-def run_backend(backend: str, postgres_url: str | None, cases, scratch: str) -> dict:
-    db, settings = fresh_database(backend, postgres_url, scratch)
+def run_backend(backend: str, postgres_url: str | None, cases, scratch: str, data_dir: Path | None = None) -> dict:
+    db, settings = fresh_database(backend, postgres_url, scratch, data_dir)
     tools = KitebaseTools(ToolContext(db=db, settings=settings))
     tools.help("warm up")  # the first search of each kind builds its index from the rows
-    tools.similar(cases[1][0].ticket)
+    tools.similar(cases[1][0].ticket if cases[1] else "KITE-142")
     build_ms = tools.ms["help"][0] + tools.ms["tickets"][0]
     tools.ticket_words("warm up")
     tools.ms = {"help": [], "tickets": [], "words": []}
     bm25 = PlainBm25(db)
-    bm25.cutoff = tune_bm25_cutoff(bm25, cases[1])
+    bm25.cutoff = tune_bm25_cutoff(bm25, cases[1]) if any(c.half == "tune" for c in cases[1]) else (0.0, 0.0)
     results = {system.name: evaluate(system, *cases) for system in (tools, EngineFts(db), bm25)}
     db.engine.dispose()
     return {"results": results, "index_build_ms": build_ms, "bm25_cutoff": bm25.cutoff}
@@ -138,6 +186,21 @@ def by_kind(report: dict) -> None:
           + f"  ({' / '.join(results)})")
 
 
+SUITE_COLUMNS = [("help_r1", "help R@1"), ("help_r2", "help R@2"), ("sim_r5", "like R@5"), ("sim_p5", "like P@5"),
+                 ("near_miss", "near-miss")]
+
+
+def print_suites(backend: str, found: dict[str, tuple[str, int, int, dict]]) -> None:
+    print(f"\n{backend}: the other suites (each on its own desk; nan: the suite has no such cases)")
+    print(f"{'suite':<22}{'half':<10}{'questions':>10}{'tickets':>8}{'system':>22}"
+          + "".join(f"{label:>11}" for _, label in SUITE_COLUMNS))
+    for suite, (half, questions, tickets, results) in found.items():
+        for i, (name, result) in enumerate(results.items()):
+            figures = summary(result)["all"]
+            lead = f"{suite:<22}{half:<10}{questions:>10}{tickets:>8}" if i == 0 else " " * 50
+            print(f"{lead}{name:>22}" + "".join(f"{figures[key]:>11.3f}" for key, _ in SUITE_COLUMNS))
+
+
 def parity(reports: dict[str, dict]) -> None:
     if len(reports) < 2:
         return
@@ -151,22 +214,53 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--postgres", default=os.environ.get("KITEBASE_TEST_DATABASE_URL"),
                         help="a scratch PostgreSQL database (wiped); default KITEBASE_TEST_DATABASE_URL")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--seeds", type=int, default=3, help="desks built per generated domain (seeds 1..N)")
+    parser.add_argument("--suites", default="kb_data,paraphrases,heldout,tune,held-out",
+                        help="comma-separated: kb_data, paraphrases, heldout, tune, held-out, or desk names")
     args = parser.parse_args(argv)
+    names = args.suites.split(",")
     cases = load_cases()
     print(f"evaluation set: {len(cases[0])} help queries, {len(cases[1])} similar-ticket queries "
           f"from {len({c.same | {c.ticket} for c in cases[1]})} root-cause groups")
     backends = ["SQLite"] + (["PostgreSQL"] if args.postgres else [])
-    reports = {}
+    reports, others, rankings = {}, {}, {}
     with tempfile.TemporaryDirectory() as scratch:
+        extra = suites(names, scratch, args.seeds)
         for backend in backends:
-            reports[backend] = run_backend(backend, args.postgres, cases, scratch)
-            print_backend(backend, reports[backend])
-            by_kind(reports[backend])
+            if "kb_data" in names:
+                reports[backend] = run_backend(backend, args.postgres, cases, scratch)
+                print_backend(backend, reports[backend])
+                by_kind(reports[backend])
+            found: dict[str, tuple[str, int, int, dict]] = {}
+            for i, (name, half, data_dir, help_cases, similar) in enumerate(extra):
+                report = run_backend(backend, args.postgres, (help_cases, similar), scratch, data_dir)
+                tickets = len(json.loads((data_dir / "tickets.json").read_text(encoding="utf-8")))
+                rankings.setdefault(backend, {}).update(
+                    {f"{i}:{key}": ids for key, ids in report["results"]["kitebase"]["rankings"].items()})
+                if name in found:  # another seed of the same desk: its cases pooled
+                    _, questions, before, results = found[name]
+                    for system, result in report["results"].items():
+                        results[system]["rows"] += result["rows"]
+                        for kind, ms in result["ms"].items():
+                            results[system]["ms"].setdefault(kind, []).extend(ms)
+                    found[name] = (half, questions + len(help_cases), before + tickets, results)
+                else:
+                    found[name] = (half, len(help_cases), tickets, report["results"])
+            if found:
+                print_suites(backend, found)
+            others[backend] = {name: {"half": half, **{system: summary(res)["all"] for system, res in results.items()}}
+                               for name, (half, _, _, results) in found.items()}
     parity(reports)
+    if len(rankings) == 2:
+        first, second = rankings.values()
+        same = sum(first[key] == second.get(key) for key in first)
+        print(f"kitebase on the other suites: the same hits in the same order on both backends for {same} of "
+              f"{len(first)} queries")
     if not args.postgres:
         print("\n(PostgreSQL skipped: pass --postgres URL or set KITEBASE_TEST_DATABASE_URL)", file=sys.stderr)
     if args.json:
-        figures = {b: {name: summary(res) for name, res in r["results"].items()} for b, r in reports.items()}
+        figures = {b: {**({name: summary(res) for name, res in reports[b]["results"].items()} if b in reports else {}),
+                       "suites": others.get(b, {})} for b in backends}
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     return 0
 

@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from bench.gen_desks import build_desk, write_desk
 from bench.gen_desks.domains import DOMAINS
@@ -87,12 +88,24 @@ def suites(names: list[str], scratch: str, seeds: int) -> list[tuple[str, str, P
     return out
 
 
+def ensure_database(url: str) -> None:
+    """Create the scratch PostgreSQL database `url` names when it does not exist yet."""
+    target = make_url(url)
+    admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :name"),
+                        {"name": target.database}).first() is None:
+            conn.execute(text(f'CREATE DATABASE "{target.database}"'))
+    admin.dispose()
+
+
 def fresh_database(backend: str, postgres_url: str | None, scratch: str,
                    data_dir: Path | None = None) -> tuple[Database, Settings]:
     url = f"sqlite:///{scratch}/search_eval.db" if backend == "SQLite" else postgres_url
     if backend == "SQLite":
         Path(scratch, "search_eval.db").unlink(missing_ok=True)  # each suite's desk on a database of its own
     if backend == "PostgreSQL":
+        ensure_database(url)
         engine = create_engine(url)
         with engine.begin() as conn:
             conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -98,8 +99,23 @@ def commit() -> dict[str, Any]:
     return {"commit": head, "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
 
 
+def create_database(url: str, *, replace: bool = False) -> None:
+    """The PostgreSQL database `url` names, created when it does not exist (dropped first with `replace`)."""
+    target = make_url(url)
+    admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        if replace:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)'))
+        if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :name"),
+                        {"name": target.database}).first() is None:
+            conn.execute(text(f'CREATE DATABASE "{target.database}"'))
+    admin.dispose()
+
+
 def wipe_postgres(url: str) -> None:
-    """An empty public schema (the bench's PostgreSQL database is scratch: everything in it goes)."""
+    """An empty public schema (the bench's PostgreSQL database is scratch: everything in it goes; it is created
+    when missing)."""
+    create_database(url)
     engine = create_engine(url)
     with engine.begin() as conn:
         conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))

@@ -25,16 +25,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
-
+from bench.common import seeded, wipe_postgres
 from bench.gen_desks import build_desk, write_desk
 from bench.gen_desks.domains import DOMAINS
 from bench.search_metrics import HelpCase, SimilarCase, help_scores, mean, percentile, similar_scores
 from bench.search_systems import EngineFts, KitebaseTools, PlainBm25
 from bot.config import Settings
-from bot.db.engine import Database, create_schema
-from bot.db.seed import seed_desk
+from bot.db.engine import Database
 from tools import ToolContext
 
 SET = Path(__file__).resolve().parent / "search_set"
@@ -88,33 +85,17 @@ def suites(names: list[str], scratch: str, seeds: int) -> list[tuple[str, str, P
     return out
 
 
-def ensure_database(url: str) -> None:
-    """Create the scratch PostgreSQL database `url` names when it does not exist yet."""
-    target = make_url(url)
-    admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :name"),
-                        {"name": target.database}).first() is None:
-            conn.execute(text(f'CREATE DATABASE "{target.database}"'))
-    admin.dispose()
-
-
 def fresh_database(backend: str, postgres_url: str | None, scratch: str,
                    data_dir: Path | None = None) -> tuple[Database, Settings]:
-    url = f"sqlite:///{scratch}/search_eval.db" if backend == "SQLite" else postgres_url
+    """A seeded database of its own for one suite's desk: a new SQLite file, or the wiped PostgreSQL database."""
     if backend == "SQLite":
-        Path(scratch, "search_eval.db").unlink(missing_ok=True)  # each suite's desk on a database of its own
-    if backend == "PostgreSQL":
-        ensure_database(url)
-        engine = create_engine(url)
-        with engine.begin() as conn:
-            conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
-            conn.execute(text("CREATE SCHEMA public"))
-        engine.dispose()
-    settings = Settings(database_url=url, **({"data_dir": data_dir} if data_dir else {}))
-    db = Database.from_url(url)
-    create_schema(db.engine)
-    seed_desk(db, settings.data_dir)
+        Path(scratch, "search_eval.db").unlink(missing_ok=True)
+        url = f"sqlite:///{scratch}/search_eval.db"
+    else:
+        assert postgres_url
+        wipe_postgres(postgres_url)
+        url = postgres_url
+    settings, db = seeded(url, **({"data_dir": data_dir} if data_dir else {}))
     return db, settings
 
 

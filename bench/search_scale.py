@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from bench.common import ROOT, pct, seeded
+from bench.common import ROOT, create_database, pct, seeded
 from bench.desk import generate, load
 
 QUERIES = ROOT / "bench" / "search_set" / "help_queries.jsonl"
@@ -50,13 +50,9 @@ def resident_mb() -> float:
 def fresh_postgres(url: str, tickets: int) -> str:
     """An empty database beside `url`'s for this size; its URL."""
     base = make_url(url)
-    name = f"{base.database}_scale_{tickets}"
-    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return base.set(database=name).render_as_string(hide_password=False)
+    sized = base.set(database=f"{base.database}_scale_{tickets}").render_as_string(hide_password=False)
+    create_database(sized, replace=True)
+    return sized
 
 
 def build(url: str, tickets: int, sections: int) -> dict[str, Any]:

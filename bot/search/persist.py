@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import text
-from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from bot.search import fts, vectors
@@ -179,16 +178,6 @@ def remove(session: Session, kind: str, keys: Sequence[str], fields: int) -> Non
                     {"ids": values(session, ids)})
     fts.delete(session, kind, ids)
     _count(session, kind, list(old.values()), [])
-
-
-def store_now(engine: Engine, vocabulary: Vocabulary, kind: str, docs: list[tuple[Document, int]],
-              fields: int) -> None:
-    """`store` in a transaction of its own, committed before returning."""
-    with Session(engine) as session:
-        store(session, vocabulary, kind, docs, fields)
-        session.commit()
-        for hook in session.info.pop("after_commit", ()):
-            hook()
 
 
 def embed(docs: list[Document]) -> None:

@@ -148,13 +148,12 @@ def _mutual(session: Session, me: Stored, candidates: list[Stored], terms: list[
     blended with their vector similarity."""
     found = scores([me, *candidates], _weights(terms), desk, params.like)
     own = found[0] or 1.0
-    forward = heapq.nlargest(params.like_candidates, ((s, d.key) for d, s in zip(candidates, found[1:], strict=True)
-                                                      if s is not None))
+    forward_scores = {d.key: s for d, s in zip(candidates, found[1:], strict=True) if s is not None}
+    forward = heapq.nlargest(params.like_candidates, ((s, key) for key, s in forward_scores.items()))
     cosines = _cosines(me, candidates)
     close = heapq.nlargest(params.like_vector_candidates, ((c, key) for key, c in cosines.items()))
     checked = sorted({key for _, key in forward} | {key for _, key in close})
     by_key = {d.key: d for d in candidates}
-    forward_scores = {d.key: s for d, s in zip(candidates, found[1:], strict=True) if s is not None}
     theirs = by_number(session, "ticket", np.concatenate([by_key[k].terms for k in checked]).tolist()
                        if checked else [])
     weight = params.like_vector_weight if cosines else 0.0

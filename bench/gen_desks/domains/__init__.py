@@ -43,6 +43,10 @@ DOMAINS: dict[str, dict[str, Any]] = {
     "school_lms": {"half": "tune", "desk": 2},
     "hospital_rota": {"half": "held-out", "desk": 4},
     "isp": {"half": "held-out", "desk": 5},
+    # written on 2026-12-06 by helpers who read only the generator and payroll.py, after the search's parameters
+    # were fixed; measured once, as they stood (issue 35's closing figures)
+    "vet_clinic": {"half": "held-out", "desk": 6},
+    "fleet": {"half": "held-out", "desk": 7},
 }
 
 

@@ -10,7 +10,8 @@ that a target beyond them is seen as a different kind of work (another signal), 
   wrong hits ranked among the first n (n the number of true matches), the share that are the suite's known
   near misses (tickets written with the same symptoms and another cause);
 - help, recall@2 of the word score alone, of the vector alone (the query's mean vector against every
-  section's), and of the blend the search uses.
+  section's), and of the blend the search uses, with its recall@5 (what the agent's model would see if the
+  tool returned five sections instead of two).
 
 Figures only: nothing here changes a parameter. The held-out suites may be measured here as in the evaluation:
 the figures are diagnostics, and tuning on them is what bench/search_tune.py is kept from.
@@ -67,21 +68,22 @@ def help_ceiling(session: Session, cases: list[HelpCase]) -> dict[str, float]:
     sections = [(d.key, d.vector.astype(np.float32)) for d in persist.read(session, "help", FIELDS["help"], ids=ids)
                 if d.vector is not None]
     keys, matrix = [k for k, _ in sections], np.vstack([v for _, v in sections])
-    words, vector, blend = [], [], []
+    words, vector, blend, blend5 = [], [], [], []
     for case in cases:
         try:
             words.append(help_scores([h.id for h in search.search_help(session, case.query, limit=5, params=WORDS)],
                                      case.answers)["help_r2"])
-            blend.append(help_scores([h.id for h in search.search_help(session, case.query, limit=5)],
-                                     case.answers)["help_r2"])
+            found = [h.id for h in search.search_help(session, case.query, limit=5)]
         except search.EmptyQuery:
             words.append(0.0)
-            blend.append(0.0)
+            found = []
+        blend.append(help_scores(found, case.answers)["help_r2"])
+        blend5.append(float(bool(case.answers.intersection(found))))
         [wanted] = vectors.EMBEDDER.embed([case.query])
         closest = [keys[i] for i in np.argsort(-(matrix @ wanted.astype(np.float32)), kind="stable")[:5]]
         vector.append(help_scores(closest, case.answers)["help_r2"])
     return {"words R@2": statistics.fmean(words), "vector R@2": statistics.fmean(vector),
-            "blend R@2": statistics.fmean(blend)}
+            "blend R@2": statistics.fmean(blend), "blend R@5": statistics.fmean(blend5)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,9 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<22}{sizes[name]:>8}{mean['P@1']:>8.3f}{mean['R-prec']:>8.3f}{mean['oracle R@5']:>12.3f}"
               f"{mean['oracle P@5']:>12.3f}{wrong:>7}{near:>21}")
     print("\nhelp recall@2 by signal")
-    print(f"{'suite':<22}{'words':>8}{'vector':>8}{'blend':>8}")
+    print(f"{'suite':<22}{'words':>8}{'vector':>8}{'blend':>8}{'blend R@5':>11}")
     for name, figures in helps.items():
-        print(f"{name:<22}{figures['words R@2']:>8.3f}{figures['vector R@2']:>8.3f}{figures['blend R@2']:>8.3f}")
+        print(f"{name:<22}{figures['words R@2']:>8.3f}{figures['vector R@2']:>8.3f}{figures['blend R@2']:>8.3f}"
+              f"{figures['blend R@5']:>11.3f}")
     return 0
 
 

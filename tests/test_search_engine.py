@@ -159,3 +159,38 @@ def test_concurrent_stores_of_one_ticket_count_it_once(db, settings):
     recount(db)
     with db.session() as session:
         assert [h.id for h in search.search_tickets(session, "wombat", limit=5)] == ["KITE-142"]
+
+
+def test_scores_of_many_documents_at_once_are_each_documents_bm25f_in_the_querys_order():
+    """scoring.scores matches all candidates' terms against the query in one pass: each document must get
+    exactly the score the formula gives it alone, whatever the order of the query's terms, and None when it
+    holds none of them."""
+    from bot.search.persist import Stored
+    from bot.search.scoring import Desk, scores
+
+    rng = np.random.default_rng(7)
+    totals = Totals(docs=500, lengths=(900.0, 400.0, 6000.0, 300.0, 9000.0))
+    docs = []
+    for i in range(40):
+        held = np.sort(rng.choice(60, size=int(rng.integers(0, 12)), replace=False)).astype(np.int32)
+        tfs = rng.integers(0, 4, size=(len(held), 5)).astype(np.uint8)
+        tfs[:, 2] += 1  # every held term occurs somewhere
+        docs.append(Stored(i, f"KITE-{i}", 0, 0.0, rng.integers(1, 40, size=5).astype(np.int32), held, tfs,
+                           np.zeros(0, np.int32)))
+    query = {int(n): float(w) for n, w in zip(rng.permutation(60)[:15], rng.uniform(0.2, 3.0, 15), strict=True)}
+    desk = Desk(totals, {n: int(rng.integers(1, 80)) for n in query})
+    params = PARAMS.like
+    norm = desk.norm(params)
+    for doc, got in zip(docs, scores(docs, query, desk, params), strict=True):
+        total, matched = 0.0, False
+        for number, weight in query.items():
+            at = np.flatnonzero(doc.terms == number)
+            if not len(at):
+                continue
+            matched = True
+            tf = sum(w * float(doc.tfs[at[0], f]) / (one_minus_b + b_avg * float(doc.lengths[f]))
+                     for f, (w, one_minus_b, b_avg) in enumerate(norm) if doc.tfs[at[0], f])
+            total += weight * desk.idf(number) * (params.k1 + 1) * tf / (params.k1 + tf)
+        assert (got is None) == (not matched), doc.key
+        if matched:
+            assert got == pytest.approx(total, rel=1e-12), doc.key

@@ -60,24 +60,22 @@ def scores(docs: Sequence[Stored], query: Mapping[int, float], desk: Desk, param
         return [None] * len(docs)
     k1, norm = params.k1, desk.norm(params)
     boosts = np.array([query[n] * desk.idf(n) * (k1 + 1) for n in numbers], dtype=np.float64)
-    wanted = np.array(numbers, dtype=np.int64)
     hit = np.zeros((len(docs), len(numbers)), dtype=bool)
     tf = np.zeros((len(docs), len(numbers)), dtype=np.float64)
-    rows, columns, tf_parts, length_parts = [], [], [], []
-    for row, doc in enumerate(docs):
-        if not len(doc.terms):
-            continue
-        at = np.minimum(np.searchsorted(doc.terms, wanted), len(doc.terms) - 1)
-        found = doc.terms[at] == wanted
-        if found.any():
-            rows.append(np.full(int(found.sum()), row))
-            columns.append(np.flatnonzero(found))
-            tf_parts.append(doc.tfs[at[found]])
-            length_parts.append(np.broadcast_to(doc.lengths, (int(found.sum()), len(doc.lengths))))
-    if rows:
-        r, c = np.concatenate(rows), np.concatenate(columns)
+    # every document's terms at once: which of them the query holds, and in which of its columns
+    counts = np.fromiter((len(doc.terms) for doc in docs), dtype=np.int64, count=len(docs))
+    if counts.sum():
+        held = np.concatenate([doc.terms for doc in docs])
+        order = np.argsort(np.array(numbers, dtype=np.int64), kind="stable")
+        wanted = np.array(numbers, dtype=np.int64)[order]
+        at = np.minimum(np.searchsorted(wanted, held), len(wanted) - 1)
+        found = wanted[at] == held
+        r = np.repeat(np.arange(len(docs)), counts)[found]
+        c = order[at[found]]
+        tfs = np.concatenate([doc.tfs for doc in docs])[found]
+        lengths = np.stack([doc.lengths for doc in docs]).astype(np.float64)[r]
         hit[r, c] = True
-        tf[r, c] = tf_rows(np.concatenate(tf_parts), np.concatenate(length_parts).astype(np.float64), norm)
+        tf[r, c] = tf_rows(tfs, lengths, norm)
     parts = np.where(hit, boosts[None, :] * tf / (k1 + tf), 0.0)
     totals = np.add.accumulate(parts, axis=1)[:, -1]  # a running sum in the query's order
     matched = np.asarray(hit.any(axis=1), dtype=bool)

@@ -66,8 +66,9 @@ def scores(docs: Sequence[Stored], query: Mapping[int, float], desk: Desk, param
     counts = np.fromiter((len(doc.terms) for doc in docs), dtype=np.int64, count=len(docs))
     if counts.sum():
         held = np.concatenate([doc.terms for doc in docs])
-        order = np.argsort(np.array(numbers, dtype=np.int64), kind="stable")
-        wanted = np.array(numbers, dtype=np.int64)[order]
+        columns = np.array(numbers, dtype=np.int64)
+        order = np.argsort(columns, kind="stable")
+        wanted = columns[order]
         at = np.minimum(np.searchsorted(wanted, held), len(wanted) - 1)
         found = wanted[at] == held
         r = np.repeat(np.arange(len(docs)), counts)[found]

@@ -19,6 +19,7 @@ from bot.cli_desk import add_desk_commands
 from bot.cli_eval import add_eval_command
 from bot.cli_intake import add_intake_commands
 from bot.cli_output import one_line
+from bot.cli_queue import add_queue_command
 from bot.cli_reports import add_report_commands
 from bot.cli_run import (
     EXIT_BAD_INPUT,
@@ -138,9 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--json", action="store_true")
     runs.set_defaults(handler=cmd_runs)
 
-    queue = sub.add_parser("queue", help="runs handed to a person, with reason and summary")
-    queue.add_argument("--json", action="store_true")
-    queue.set_defaults(handler=cmd_queue)
+    add_queue_command(sub)
 
     replay = sub.add_parser("replay", help="a stored run as a readable timeline")
     replay.add_argument("run_id", type=int)
@@ -198,24 +197,6 @@ def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
               f"{r['total_tokens']:>8,} tok ${r['cost_usd']:.4f}  {one_line(r['goal'], 60)}")
         if r["reason"]:
             print(f"      {one_line(r['reason'], 110)}")
-    return EXIT_OK
-
-
-def cmd_queue(args: argparse.Namespace, settings: Settings) -> int:
-    db = open_database(settings)
-    with db.session() as session:
-        items = queries.queue(session)
-    if args.json:
-        print(json.dumps(items, ensure_ascii=False, indent=1))
-        return EXIT_OK
-    if not items:
-        print("The human queue is empty.")
-    for item in items:
-        who = f" · claimed by {item['claimed_by']}" if item["claimed_by"] else ""
-        print(f"Run {item['run_id']} · {item['ticket_id']} · {item['kind']}{who}\n  Reason: {item['reason']}")
-        for line in (item["summary"] or "").splitlines():
-            print(f"  {line}")
-        print(f"  History: kitebase replay {item['run_id']}   Continue: kitebase resume {item['run_id']} --note ...\n")
     return EXIT_OK
 
 

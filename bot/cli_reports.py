@@ -85,7 +85,7 @@ def figures_text(fig: dict[str, Any], seconds: float) -> str:
 
 
 def gaps_text(found: dict[str, Any], seconds: float) -> str:
-    topics = found["topics"]
+    topics, policy = found["topics"], found.get("policy") or []
     lines = [f"Knowledge gaps in the runs started {_span(found, seconds)}: {len(topics)} topic(s) from "
              f"{sum(len(t['tickets']) for t in topics)} ticket(s) of {found['runs_considered']} run(s)."]
     for topic in topics:
@@ -101,4 +101,13 @@ def gaps_text(found: dict[str, Any], seconds: float) -> str:
             asked = ticket["questions"][1:]
             if asked:
                 lines.append("      searched for: " + "; ".join(f"“{q}”" for q in asked))
+    if policy:
+        count = sum(len(g["tickets"]) for g in policy)
+        lines += ["", f"Handed to a person by policy — not gaps, no article to write: {count} ticket(s)."]
+        for group in policy:
+            lines.append(f"■ {group['reason']} — {group['label']}: {len(group['tickets'])} ticket(s)")
+            for ticket in group["tickets"]:
+                lines.append(f"  {ticket['ticket_id']} “{ticket['title']}” ({ticket['customer']}) · "
+                             + ("runs " if len(ticket["runs"]) > 1 else "run ")
+                             + ", ".join(f"#{r}" for r in ticket["runs"]) + f": {ticket['detail']}")
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.db.engine import Database
+from bot.desk import open_desk
 from bot.runs.lifecycle.service import BadInput, RunService
 from tests.helpers import approvals_of, assert_well_formed, run_row, service_with, staff_replies
 from tests.scripted import ScriptedModel, respond, text, use
@@ -69,7 +70,9 @@ def test_decision_from_a_fresh_process_continues_the_run(db, settings, decision)
     result = model.sent[-1][2]["content"][0]
     replies = staff_replies(db, "KITE-142")
     if decision == "approve":
-        assert [r.body for r in replies] == [DRAFT.strip()]
+        assert [r.body for r in replies] == [open_desk(settings, db).customer_text(DRAFT.strip())], \
+            "the customer's copy: the cited section by its title (no KITEBASE_HELP_CENTER_URL here)"
+        assert "Account recovery › Locked out of your account" in replies[0].body
         assert "Approved by lead-priya" in result["content"] and not result.get("is_error")
     elif decision == "edit":
         assert [r.body for r in replies] == ["Hi Dana, an owner bypass link is on its way."]
@@ -86,6 +89,7 @@ DECIDE_ONLY = """
 import sys
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.desk import open_desk
 from bot.runs.lifecycle.service import RunService
 url, approval_id, command, *rest = sys.argv[1:]
 db = Database.from_url(url)

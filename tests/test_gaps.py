@@ -144,3 +144,43 @@ def test_gaps_read_what_a_live_service_stored(db, settings):
     service.resume(run_id)
     with db.session() as session:
         assert gaps.knowledge_gaps(session, *stats.window(NOW + timedelta(minutes=5), 3600))["topics"] == []
+
+
+def handed_over(session, ticket: str, reason: str, msgs: list[dict] | None = None) -> Run:
+    run = Run(goal=f"handle {ticket}", ticket_id=ticket, status="escalated", messages=msgs or [],
+              reason=f"the agent asked for a person: {reason}", created_at=NOW - timedelta(hours=1))
+    session.add(run)
+    session.flush()
+    session.add(Escalation(run_id=run.id, kind="model_request", reason=run.reason))
+    return run
+
+
+def test_a_hand_off_by_policy_is_counted_under_its_reason_not_as_a_missing_article(db):
+    with db.session() as session:
+        handed_over(session, "KITE-217", "KITE-217 needs a person, not a drafted reply: the customer asks for money "
+                                         "back, and refunds are a person's decision.")
+        handed_over(session, "KITE-144", "The customer threatens legal action over the outage; a person must answer.",
+                    messages("sso outage", HIT))
+        handed_over(session, "KITE-139", "Possible security incident: unauthorized logins reported.")
+        handed_over(session, "KITE-101", "The help center has nothing on “Refund the VAT on my invoice”, so a person "
+                                         "should write this reply.", messages("vat refund invoice", MISS))
+    with db.session() as session:
+        found = gaps.knowledge_gaps(session, *stats.window(NOW, 30 * 86400))
+    in_topics = {m["ticket_id"] for t in found["topics"] for m in t["tickets"]}
+    assert in_topics == {"KITE-101"}, "only the ticket the help center could not answer is a gap"
+    assert signals_of(found, "KITE-101") == ["escalated_no_answer", "no_help_found"], \
+        "a refund's name in a quoted title does not make a missing article a policy hand-off"
+    by_reason = {g["reason"]: [t["ticket_id"] for t in g["tickets"]] for g in found["policy"]}
+    assert by_reason == {"refund": ["KITE-217"], "legal": ["KITE-144"], "security": ["KITE-139"]}
+    [refund] = [g for g in found["policy"] if g["reason"] == "refund"]
+    assert "money back" in refund["tickets"][0]["detail"] and refund["label"]
+
+
+def test_gaps_at_the_terminal_after_a_refund_handed_to_a_person(cli):
+    assert cli("run", "handle KITE-217", "--approve", "auto")[0] == 3
+    code, out, _ = cli("gaps")
+    assert code == 0 and "write an article" not in out, out
+    assert "Handed to a person by policy" in out and "KITE-217" in out and "refund" in out.lower()
+    code, out, _ = cli("gaps", "--json")
+    found = json.loads(out)
+    assert found["topics"] == [] and [g["reason"] for g in found["policy"]] == ["refund"]

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from bot.agent.history import blocks, text_of, tool_uses
+from bot.agent.sent import sent_reply
 
 ANCHOR = re.compile(r"\[([a-z0-9-]+#\d+)\]")
 TICKET = re.compile(r"\bKITE-\d+\b")
@@ -57,7 +58,18 @@ def _describe(use: dict[str, Any], result: dict[str, Any] | None) -> str:
     if name == "search_tickets":
         found = list(dict.fromkeys(TICKET.findall(body)))
         return f"{head}: {', '.join(found) or 'no tickets'}"
+    if name == "reply_to_customer":
+        return f"{head}: {_sent(args, body)}"
     return f"{head}: {_clip(body.splitlines()[0] if body else '', 120)}"
+
+
+def _sent(args: dict[str, Any], body: str) -> str:
+    """A sent reply as it went out: the desk's first sentence, who let it out (a person's edit named), and the
+    sections the sent text cites (the edit's, not the draft's)."""
+    reply = sent_reply(args, body)
+    said = _clip(body.split(". ", 1)[0].rstrip("."), 100) if body else "sent"
+    cites = ", ".join(f"[{a}]" for a in reply.cited) or "no help-center section"
+    return f"{said}{f', {reply.how}' if reply.how else ''}; cites {cites}"
 
 
 def _clip(text: str, limit: int) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Outbox
+from bot.desk import Desk, open_desk
 from bot.runs.lifecycle.people import approvers_hint
 from bot.runs.reports import batches, for_slack
 from bot.slack_ui import blocks as ui
@@ -46,6 +47,7 @@ class Renderer:
     permalink: Callable[[str, str], str | None]
     streaming: Callable[[], bool]
     sessions: Callable[[], bool] = lambda: True
+    desk: Desk | None = None  # opened when a card first needs the customer's copy of a draft
 
     def __call__(self, row: Outbox) -> Delivery | None:
         """None when there is nothing to show any more (the run or approval is gone)."""
@@ -132,6 +134,9 @@ class Renderer:
         common = {"tool": approval["tool"], "target": approval["target"], "run_ticket": approval["run_ticket"],
                   "sources": approval.get("sources"), "help_url": self.settings.help_center_url,
                   "ticket_url": self._ticket_url()}
+        shown = approval["edited_input"] or approval["input"]
+        if approval["draft"]:  # exactly what the customer gets (or got): the desk's own copy of the reply
+            common["customer_copy"] = self._desk().customer_text(str(shown.get("message") or ""))
         if approval["status"] == ApprovalStatus.PENDING:
             text, blocks = cards.build_approval_request(
                 approval_id=approval["id"], fingerprint=approval["fingerprint"], arguments=approval["input"],
@@ -140,10 +145,15 @@ class Renderer:
                 stop_run=approval["run"]["id"], **common)
         else:
             text, blocks = cards.build_approval_decided(
-                arguments=approval["edited_input"] or approval["input"], status=approval["status"],
+                arguments=shown, status=approval["status"],
                 actor=approval["decided_by"], when=approval["decided_at"], reason=approval["reason"],
                 result=approval["result"], **common)
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    def _desk(self) -> Desk:
+        if self.desk is None:
+            self.desk = open_desk(self.settings, self.db)
+        return self.desk
 
     def _final(self, row: Outbox) -> Delivery:
         p, run_id = row.payload or {}, int(row.run_id or 0)

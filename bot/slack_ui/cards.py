@@ -69,9 +69,10 @@ def _ticket_lines(arguments: dict[str, Any], target: dict[str, Any] | None,
     return blocks
 
 
-def _body(tool: str, arguments: dict[str, Any], target: dict[str, Any] | None) -> list[dict[str, Any]]:
-    if tool == "reply_to_customer":
-        return quote_sections(str(arguments.get("message", "")))
+def _body(tool: str, arguments: dict[str, Any], target: dict[str, Any] | None,
+          customer_copy: str | None = None) -> list[dict[str, Any]]:
+    if tool == "reply_to_customer":  # the customer's copy: citations as the desk shows them (links or titles)
+        return quote_sections(customer_copy if customer_copy is not None else str(arguments.get("message", "")))
     changes = []
     if arguments.get("status"):
         was = target["status"] if target else "?"
@@ -88,26 +89,30 @@ def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arg
                            target: dict[str, Any] | None, run_ticket: dict[str, Any] | None,
                            approvers_hint: str, sources: dict[str, Any] | None = None,
                            help_url: str | None = None, ticket_url: str | None = None,
-                           stop_run: int | None = None) -> Message:
+                           stop_run: int | None = None, customer_copy: str | None = None) -> Message:
     """A draft waiting for a decision. `stop_run`: the card also offers **Stop run** (the whole run ends, the
-    draft is withdrawn; who may: the person who asked and the approvers)."""
+    draft is withdrawn; who may: the person who asked and the approvers). `customer_copy`: the reply exactly as
+    the customer will read it (Desk.customer_text of the draft); the sources under it keep the codes."""
     title, text = _recipient(tool, arguments, target)
     value = approval_value(approval_id, fingerprint)
-    blocks = [header(title), *_ticket_lines(arguments, target, run_ticket, ticket_url), *_body(tool, arguments, target),
+    blocks = [header(title), *_ticket_lines(arguments, target, run_ticket, ticket_url),
+              *_body(tool, arguments, target, customer_copy),
               *build_sources(sources, help_url),
               {"type": "actions", "block_id": f"approval-{approval_id}", "elements": [
                   button("Approve and send" if tool == "reply_to_customer" else "Approve", APPROVE, value, "primary"),
                   *([button("Edit…", EDIT, value)] if tool == "reply_to_customer" else []),
                   button("Reject…", REJECT, value, "danger"),
                   *([stop_element(stop_run, "Stop run")] if stop_run is not None else [])]},
-              context(_who_decides(tool, arguments, approvers_hint))]
+              context(_who_decides(tool, arguments, approvers_hint, customer_copy))]
     return escape(f"{text} waits for approval."), _fit_card(blocks)
 
 
-def _who_decides(tool: str, arguments: dict[str, Any], approvers_hint: str) -> str:
+def _who_decides(tool: str, arguments: dict[str, Any], approvers_hint: str, customer_copy: str | None = None) -> str:
     """The line over the AI notice: who may decide (the notice already says a person approves every reply)."""
     if tool == "reply_to_customer":
-        line = f"The whole draft is above ({len(str(arguments.get('message', ''))):,} characters). {approvers_hint}"
+        shown = customer_copy if customer_copy is not None else str(arguments.get("message", ""))
+        line = f"The whole reply is above, as the customer will read it ({len(shown):,} characters). {approvers_hint}" \
+            if customer_copy is not None else f"The whole draft is above ({len(shown):,} characters). {approvers_hint}"
     else:
         line = f"Nothing changes on the ticket until someone decides. {approvers_hint}"
     return line.strip()
@@ -134,13 +139,13 @@ def build_approval_decided(*, tool: str, arguments: dict[str, Any], target: dict
                            run_ticket: dict[str, Any] | None, status: str, actor: str | None,
                            when: datetime | None, reason: str | None, result: dict[str, Any] | None,
                            sources: dict[str, Any] | None = None, help_url: str | None = None,
-                           ticket_url: str | None = None) -> Message:
+                           ticket_url: str | None = None, customer_copy: str | None = None) -> Message:
     title, text = _recipient(tool, arguments, target)
     line = decision_line(status, actor, when, reason, result)
     label = "What was sent:" if status in SENT and result and not result.get("is_error") \
         else "The draft (not sent):" if status in (ApprovalStatus.REJECTED, ApprovalStatus.EXPIRED, ApprovalStatus.WITHDRAWN) else "The text:"
     blocks = [header(title.rstrip("?")), *_ticket_lines(arguments, target, run_ticket, ticket_url), mrkdwn_section(label),
-              *_body(tool, arguments, target), *build_sources(sources, help_url, warn=False), context(line)]
+              *_body(tool, arguments, target, customer_copy), *build_sources(sources, help_url, warn=False), context(line)]
     plain = line.replace("*", "")
     return escape(f"{text}: ") + plain, _fit_card(blocks)
 

@@ -56,8 +56,14 @@ def build_gaps(found: dict[str, Any], title: str = "Knowledge gaps") -> list[dic
     topics = found.get("topics") or []
     blocks = [header(f"{title} ({len(topics)})")]
     if not topics:
-        return [*blocks, context("None: every question the agent met was answered from the help center.")]
+        blocks.append(context("None: every question the agent met was answered from the help center."))
     blocks += [mrkdwn_section(_topic_text(t)) for t in topics[:GAP_TOPICS_SHOWN]]
     if len(topics) > GAP_TOPICS_SHOWN:
         blocks.append(context(f"… {len(topics) - GAP_TOPICS_SHOWN} more topics: `kitebase gaps`."))
+    policy = found.get("policy") or []
+    if policy:  # the agent rightly handed these to a person: no article would have answered them
+        groups = " · ".join(f"{escape(g['reason'])} ×{len(g['tickets'])} ("
+                            + ", ".join(escape(t["ticket_id"]) for t in g["tickets"][:GAP_TICKETS_SHOWN]) + ")"
+                            for g in policy)
+        blocks.append(context(f"Handed to a person by policy, not gaps: {groups}"))
     return blocks

@@ -11,6 +11,7 @@ from sqlmodel import col
 
 from bot import outbox
 from bot.agent.loop import AgentLoop
+from bot.agent.sent import edited_result
 from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Approval, get_or_raise, id_of
@@ -114,8 +115,8 @@ def outcome(loop: AgentLoop, approval: Approval) -> ToolResult:
         arguments = approval.edited_input
     result = loop.execute_approved(call, arguments, actor=who)
     if approval.status == ApprovalStatus.EDITED and not result.is_error:
-        return ToolResult(f"{result.text} {who} edited your draft before it was sent; the customer received "
-                          f"this text instead:\n\n{arguments.get('message', '')}", result.data)
+        return ToolResult(edited_result(result.text, who, str(call.input.get("message") or ""),
+                                        str(arguments.get("message") or "")), result.data)
     if not result.is_error:
         return ToolResult(f"{result.text} Approved by {who}.", result.data)
     return result

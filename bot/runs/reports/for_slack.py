@@ -75,6 +75,7 @@ def approval(db: Database, approval_id: int) -> dict[str, Any] | None:
         arguments = dict(row.tool_input or {})
         target = ticket_brief(session, arguments.get("ticket_id"))
         return {"id": row.id, "run": run_brief(run), "tool": row.tool_name, "input": arguments,
+                "draft": row.tool_name in citations.DRAFT_TOOLS,
                 "edited_input": row.edited_input, "fingerprint": row.fingerprint, "status": row.status,
                 "decided_by": row.decided_by, "decided_at": row.decided_at, "reason": row.reason,
                 "result": row.result, "created_at": row.created_at, "target": target,

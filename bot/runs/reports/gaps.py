@@ -7,6 +7,9 @@ A run of the window counts when one of these signals shows in what it stored:
 - `rewritten`: a person edited most of a draft (at least REWRITE_SHARE of its words) before it was sent;
 - `escalated_no_answer`: the agent handed the ticket to a person and no reply went out in that run (it found
   nothing to answer with, or the lead rejected what it drafted from the help center).
+A run the agent handed to a person for a reason the help center cannot settle (a refund, a legal matter, a
+security incident, an angry customer: handoffs.py) is no gap: it is counted under `policy`, by that reason, and
+its "found nothing" signals are dropped (the signals of a draft a person rejected or rewrote stay).
 Tickets are grouped into one topic when they share at least two tags (transitively); the topic is named by
 the tags its tickets share.
 """
@@ -21,8 +24,9 @@ from sqlmodel import Session, col, select
 
 from bot.db.models import Approval, Customer, Escalation, HelpSection, Run, Ticket, id_of
 from bot.runs.lifecycle import citations
+from bot.runs.reports import handoffs
 from bot.runs.reports.stats import changed_share, runs_in
-from bot.vocabulary import SENT, ApprovalStatus
+from bot.vocabulary import SENT, ApprovalStatus, StopKind
 
 REWRITE_SHARE = 0.5
 NO_HITS = "No help-center sections match"
@@ -36,17 +40,38 @@ def knowledge_gaps(session: Session, since: datetime, until: datetime) -> dict[s
     drafts = _by_run(session.exec(select(Approval).where(col(Approval.run_id).in_(ids),
                                                          col(Approval.tool_name).in_(citations.DRAFT_TOOLS))
                                   .order_by(col(Approval.id))).all()) if ids else {}
-    asked = {e.run_id for e in session.exec(select(Escalation).where(col(Escalation.run_id).in_(ids),
-                                                                     Escalation.kind == "model_request")).all()} \
-        if ids else set()
+    asked = {e.run_id: e.reason for e in session.exec(
+        select(Escalation).where(col(Escalation.run_id).in_(ids), Escalation.kind == StopKind.MODEL_REQUEST)
+        .order_by(col(Escalation.id))).all()} if ids else {}
     existing = set(session.exec(select(HelpSection.id)).all())
     tickets: dict[str, dict[str, Any]] = {}
+    by_policy: dict[str, dict[str, dict[str, Any]]] = {}
     for run in runs:
-        found = run_signals(run, drafts.get(id_of(run), []), run.id in asked, existing)
+        sent = any(d.status in SENT for d in drafts.get(id_of(run), []))
+        policy = handoffs.policy_of(asked.get(id_of(run))) if id_of(run) in asked and not sent else None
+        found = run_signals(run, drafts.get(id_of(run), []), id_of(run) in asked, existing, policy=policy)
         if found["signals"]:
             _merge(tickets, session, run, found)
+        if policy is not None:
+            _merge(by_policy.setdefault(policy, {}), session, run, {
+                "signals": [{"kind": "policy", "run_id": run.id, "detail": _said(asked[id_of(run)])}],
+                "questions": [], "articles": []})
     return {"since": since.isoformat(), "until": until.isoformat(), "runs_considered": len(runs),
-            "topics": topics(list(tickets.values()))}
+            "topics": topics(list(tickets.values())), "policy": _policy_groups(by_policy)}
+
+
+def _said(reason: str | None) -> str:
+    return (reason or "").removeprefix("the agent asked for a person: ")
+
+
+def _policy_groups(by_policy: dict[str, dict[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The policy hand-offs by reason, most tickets first; each ticket with what the agent said."""
+    groups = [{"reason": key, "label": handoffs.LABELS[key],
+               "tickets": [{**{k: t[k] for k in ("ticket_id", "title", "customer", "runs")},
+                            "detail": t["signals"][-1]["detail"]} for t in sorted(found.values(),
+                                                                                  key=lambda t: t["ticket_id"])]}
+              for key, found in by_policy.items()]
+    return sorted(groups, key=lambda g: (-len(g["tickets"]), g["reason"]))
 
 
 def _by_run(rows: Any) -> dict[int, list[Approval]]:
@@ -56,8 +81,10 @@ def _by_run(rows: Any) -> dict[int, list[Approval]]:
     return grouped
 
 
-def run_signals(run: Run, drafts: list[Approval], asked_for_person: bool, existing: set[str]) -> dict[str, Any]:
-    """The gap signals of one run, the questions behind them and the help sections involved."""
+def run_signals(run: Run, drafts: list[Approval], asked_for_person: bool, existing: set[str],
+                policy: str | None = None) -> dict[str, Any]:
+    """The gap signals of one run, the questions behind them and the help sections involved. A run handed over
+    by `policy` (handoffs.py) has no "found nothing" signals: the help center was not what it lacked."""
     signals: list[dict[str, Any]] = []
     questions: list[str] = []
     retrieved: list[str] = []
@@ -65,7 +92,7 @@ def run_signals(run: Run, drafts: list[Approval], asked_for_person: bool, existi
         if use.get("name") != "search_help":
             continue
         query = str((use.get("input") or {}).get("query", ""))
-        if text.startswith(NO_HITS):
+        if text.startswith(NO_HITS) and policy is None:
             signals.append({"kind": "no_help_found", "run_id": run.id, "detail": f"nothing for “{query}”"})
             questions.append(query)
         retrieved += [a for a, _ in citations.HIT_HEAD.findall(text) if a not in retrieved]
@@ -84,7 +111,7 @@ def run_signals(run: Run, drafts: list[Approval], asked_for_person: bool, existi
                 signals.append({"kind": "rewritten", "run_id": run.id,
                                 "detail": f"{share:.0%} of draft {draft.id} rewritten"})
                 involved += cited
-    if asked_for_person and not any(d.status in SENT for d in drafts):
+    if asked_for_person and policy is None and not any(d.status in SENT for d in drafts):
         signals.append({"kind": "escalated_no_answer", "run_id": run.id, "detail": run.reason or ""})
         involved += retrieved
     return {"signals": signals, "questions": questions, "articles": list(dict.fromkeys(involved))}

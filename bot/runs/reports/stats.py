@@ -18,9 +18,10 @@ from sqlmodel import Session, col, select
 
 from bot.db.models import Approval, Escalation, Run, id_of
 from bot.durations import describe
+from bot.runs.lifecycle import citations
 from bot.runs.lifecycle.citations import DRAFT_TOOLS
 from bot.runs.reports import feedback
-from bot.vocabulary import DECIDED_BY_PEOPLE, LIVE, ApprovalStatus, RunStatus, StopKind
+from bot.vocabulary import DECIDED_BY_PEOPLE, LIVE, SENT, ApprovalStatus, RunStatus, StopKind
 
 GUARD_KINDS = {"KITEBASE_MAX_STEPS": "max_steps", "KITEBASE_TOKEN_BUDGET": "token_budget",
                "KITEBASE_COST_BUDGET_USD": "cost_budget", "KITEBASE_DEADLINE_SECONDS": "deadline",
@@ -80,6 +81,8 @@ def _drafts(drafts: list[Approval]) -> dict[str, Any]:
     approved = statuses[ApprovalStatus.APPROVED] + statuses[ApprovalStatus.EDITED]
     edits = [changed_share(str((a.tool_input or {}).get("message", "")), str((a.edited_input or {}).get("message", "")))
              for a in drafts if a.status == ApprovalStatus.EDITED]
+    sent = [sent_text(a) for a in drafts if a.status in SENT and not (a.result or {}).get("is_error")]
+    cited = Counter(anchor for text in sent for anchor in citations.cited(text))
     waits = [(a.decided_at - a.created_at).total_seconds() for a in drafts
              if a.status in DECIDED_BY_PEOPLE and a.decided_at is not None]
     return {"total": len(drafts), "sent_as_written": statuses[ApprovalStatus.APPROVED], "edited": statuses[ApprovalStatus.EDITED],
@@ -88,7 +91,16 @@ def _drafts(drafts: list[Approval]) -> dict[str, Any]:
             "approval_rate": round(approved / by_people, 3) if by_people else None,
             "edit_changed_median": statistics.median(edits) if edits else None,
             "wait_median_seconds": statistics.median(waits) if waits else None,
-            "wait_p90_seconds": percentile(waits, 0.9)}
+            "wait_p90_seconds": percentile(waits, 0.9),
+            "sent_replies": len(sent), "sent_citations": dict(cited.most_common()),
+            "sent_uncited": sum(1 for text in sent if not citations.cited(text))}
+
+
+def sent_text(approval: Approval) -> str:
+    """The text a decided draft sent: a person's edit wins over the model's draft."""
+    if approval.status == ApprovalStatus.EDITED and approval.edited_input:
+        return str(approval.edited_input.get("message") or "")
+    return str((approval.tool_input or {}).get("message") or "")
 
 
 def _cost(runs: list[Run]) -> dict[str, Any]:
@@ -128,6 +140,12 @@ def _wait(drafts: dict[str, Any]) -> str:
     return f"median {describe(drafts['wait_median_seconds'])} · p90 {describe(drafts['wait_p90_seconds'])}"
 
 
+def _cited(drafts: dict[str, Any]) -> str:
+    """The sections the sent replies cite most (as sent: a person's edit, not the model's draft)."""
+    top = list(drafts["sent_citations"].items())[:3]
+    return " · ".join(f"{anchor} ×{n}" for anchor, n in top)
+
+
 def rows(fig: dict[str, Any]) -> list[tuple[str, str, str]]:
     runs, drafts, cost, fb = fig["runs"], fig["drafts"], fig["cost"], fig["feedback"]
     why = " · ".join(f"{KIND_LABELS.get(k, k)} {n}" for k, n in runs["escalated_by"].items())
@@ -146,6 +164,8 @@ def rows(fig: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("  edited", str(drafts["edited"]),
          "" if drafts["edit_changed_median"] is None else f"median {drafts['edit_changed_median']:.0%} of the text changed"),
         ("  rejected", str(drafts["rejected"]), ""),
+        ("Replies sent citing help", f"{drafts['sent_replies'] - drafts['sent_uncited']} of {drafts['sent_replies']}",
+         _cited(drafts)),
         ("Drafts expired", str(drafts["expired"]), "nobody decided in time; nothing was sent" if drafts["expired"]
          else ""),
         ("Drafts reminded", str(drafts["reminded"]), "waited past KITEBASE_APPROVAL_REMIND_AFTER" if drafts["reminded"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -15,6 +16,7 @@ from sqlmodel import col, select
 
 from bot.agent.replay import timeline
 from bot.cli_also import add_also_command
+from bot.cli_decide import print_drafts
 from bot.cli_desk import add_desk_commands
 from bot.cli_eval import add_eval_command
 from bot.cli_intake import add_intake_commands
@@ -26,6 +28,7 @@ from bot.cli_run import (
     EXIT_INTERNAL,
     EXIT_OK,
     EXIT_STOPPED,
+    Interrupted,
     cmd_decide,
     cmd_follow_up,
     cmd_resume,
@@ -34,18 +37,22 @@ from bot.cli_run import (
 )
 from bot.cli_stop import add_stop_command
 from bot.config import Settings
-from bot.db.models import Run, Step
+from bot.db.models import Run, Step, get_or_raise
 from bot.db.open import DatabaseUnusable
 from bot.desk import DeskError
 from bot.redact import redact
 from bot.runs import BadInput
+from bot.runs.lifecycle import naming
 from bot.runs.reports import queries
+from bot.runs.reports.drafts import waiting_drafts
 from bot.telemetry import tracing
 from bot.telemetry.logs import configure_logging
 from tools import REGISTRY, ToolContext, execute
 
 logger = logging.getLogger(__name__)
 
+RUN_HELP = "the run: its number as `kitebase runs` shows it, or its ticket (KITE-142) for that ticket's live or latest run"
+AS_HELP = "who the terminal acts as (recorded with the decision; default KITEBASE_CLI_USER, else cli)"
 GUARD_OPTIONS = {"max_steps": int, "token_budget": int, "cost_budget_usd": float, "deadline_seconds": float,
                  "max_repeats": int}
 
@@ -66,6 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     tracing.setup(settings)  # OTLP spans when OTEL_EXPORTER_OTLP_ENDPOINT is set; else nothing at all
     try:
         return args.handler(args, settings)
+    except Interrupted as exc:
+        print(redact(f"\nkitebase: {exc}"), file=sys.stderr)
+        return EXIT_STOPPED
+    except BrokenPipeError:  # `kitebase runs | head -1`: the reader has what it wanted
+        quiet_stdout()
+        return EXIT_OK
     except BadInput as exc:
         print(redact(f"kitebase: {exc}"), file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -81,8 +94,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(redact(f"kitebase: the database failed ({line}); what was stored is intact, try again"), file=sys.stderr)
         return EXIT_INTERNAL
     except KeyboardInterrupt:
-        print("\nkitebase: interrupted; the run is stored and can be continued with `kitebase resume`.", file=sys.stderr)
+        print("\nkitebase: interrupted; what was stored stays stored (`kitebase runs` shows where each run stands).",
+              file=sys.stderr)
         return EXIT_STOPPED
+
+
+def quiet_stdout() -> None:
+    """Standard output's reader went away: further writes (and the flush at exit) go nowhere, without a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--approve", choices=["prompt", "auto", "reject"],
                      help="what to do when the agent wants to reply to a customer (default: prompt on a terminal, "
                           "otherwise leave the run waiting)")
-    run.add_argument("--as", dest="actor", default="cli", help="who approves (recorded with the decision)")
+    run.add_argument("--as", dest="actor", help=AS_HELP)
     run.add_argument("--offline", action="store_true", help="use the offline model even if ANTHROPIC_API_KEY is set")
     for name, kind in GUARD_OPTIONS.items():
         run.add_argument("--" + name.replace("_", "-"), type=kind, dest=name, help=f"KITEBASE_{name.upper()}")
@@ -105,32 +125,39 @@ def build_parser() -> argparse.ArgumentParser:
     for name, help_text in (("approve", "approve a waiting reply (optionally with an edit) and continue the run"),
                             ("reject", "reject a waiting reply with a reason and continue the run")):
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("approval_id", type=int)
-        p.add_argument("--as", dest="actor", default="cli")
+        p.add_argument("run", help=RUN_HELP)
+        p.add_argument("--as", dest="actor", help=AS_HELP)
         if name == "approve":
-            p.add_argument("--edit", dest="message", help="send this text instead of the draft")
+            p.add_argument("--edit", dest="message", help="send this text instead of the draft (the difference is shown)")
+            p.add_argument("--yes", action="store_true", help="approve without asking (for scripts); the draft is "
+                           "still printed")
         else:
             p.add_argument("--reason", required=True)
         p.add_argument("--approve", choices=["prompt", "auto", "reject"])
         p.add_argument("--json", action="store_true")
         p.set_defaults(handler=cmd_decide, decision=name)
 
+    drafts = sub.add_parser("drafts", help="every draft that waits for a decision (run, ticket, customer, age, who "
+                            "may decide)")
+    drafts.add_argument("--json", action="store_true")
+    drafts.set_defaults(handler=cmd_drafts)
+
     add_also_command(sub)
     add_stop_command(sub)
 
     resume = sub.add_parser("resume", help="continue a stored run (after a crash, or a stopped run with a fresh allowance)")
-    resume.add_argument("run_id", type=int)
+    resume.add_argument("run", help=RUN_HELP)
     resume.add_argument("--note", help="a note for the agent when continuing a stopped run")
     resume.add_argument("--approve", choices=["prompt", "auto", "reject"])
-    resume.add_argument("--as", dest="actor", default="cli")
+    resume.add_argument("--as", dest="actor", help=AS_HELP)
     resume.add_argument("--json", action="store_true")
     resume.set_defaults(handler=cmd_resume)
 
     follow = sub.add_parser("follow-up", help="add to a finished run's conversation and continue it")
-    follow.add_argument("run_id", type=int)
+    follow.add_argument("run", help=RUN_HELP)
     follow.add_argument("text")
     follow.add_argument("--approve", choices=["prompt", "auto", "reject"])
-    follow.add_argument("--as", dest="actor", default="cli")
+    follow.add_argument("--as", dest="actor", help=AS_HELP)
     follow.add_argument("--json", action="store_true")
     follow.set_defaults(handler=cmd_follow_up)
 
@@ -142,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_queue_command(sub)
 
     replay = sub.add_parser("replay", help="a stored run as a readable timeline")
-    replay.add_argument("run_id", type=int)
+    replay.add_argument("run", help=RUN_HELP)
     replay.add_argument("--check", action="store_true",
                         help="also re-run the stored model responses through the loop on a scratch copy of the desk "
                              "and report whether it behaves the same")
@@ -200,12 +227,19 @@ def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def cmd_drafts(args: argparse.Namespace, settings: Settings) -> int:
+    db = open_database(settings)
+    if args.json:
+        print(json.dumps(waiting_drafts(db), ensure_ascii=False, indent=1, default=str))
+    else:
+        print_drafts(db, settings, sys.stdout)
+    return EXIT_OK
+
+
 def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     db = open_database(settings)
     with db.session() as session:
-        run = session.get(Run, args.run_id)
-        if run is None:
-            raise BadInput(f"There is no run {args.run_id}. `kitebase runs` lists them.")
+        run = get_or_raise(session, Run, naming.resolve(session, args.run, kind=settings.desk).run_id)
         steps = list(session.exec(select(Step).where(Step.run_id == run.id).order_by(col(Step.number))).all())
     print(timeline(run, steps))
     if args.check:

@@ -11,13 +11,15 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bot.cli_run import EXIT_OK, EXIT_STOPPED, approve_mode, ask, read_block, report_desk_writes
+from bot.cli_decide import drafts_of, lost, prompt_decision
+from bot.cli_run import EXIT_OK, EXIT_STOPPED, actor_of, approve_mode, named_run, report_desk_writes
 from bot.config import Settings
 from bot.db.open import open_database
 from bot.redact import redact
 from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.processes import Liveness
 from bot.runs.intake import fan_out
+from bot.runs.lifecycle import naming
 from bot.runs.lifecycle.service import RunService
 from bot.runs.reports import batches
 from bot.vocabulary import ChildState
@@ -27,11 +29,11 @@ SIDE_BY_SIDE = 4  # children worked at once (the model budget paces them further
 
 def add_also_command(sub: Any) -> None:
     also = sub.add_parser("also", help="draft the fix approved on a run for the other tickets with the same problem")
-    also.add_argument("run_id", type=int, help="a completed run whose reply was approved")
+    also.add_argument("run", help="a completed run whose reply was approved: its number, or its ticket (KITE-142)")
     also.add_argument("--tickets", help="comma-separated tickets (default: the open ones its report names)")
     also.add_argument("--approve", choices=["prompt", "auto", "reject"],
                       help="what to do with the drafts (default: prompt on a terminal, otherwise leave them waiting)")
-    also.add_argument("--as", dest="actor", default="cli", help="who starts the batch and decides")
+    also.add_argument("--as", dest="actor", help="who starts the batch and decides (default KITEBASE_CLI_USER, else cli)")
     also.add_argument("--json", action="store_true", help="print one JSON object at the end")
     also.set_defaults(handler=cmd_also)
 
@@ -40,7 +42,9 @@ def cmd_also(args: argparse.Namespace, settings: Settings) -> int:
     service = RunService(open_database(settings), settings)
     out = sys.stderr if args.json else sys.stdout
     tickets = [t for t in (args.tickets or "").split(",") if t.strip()] if args.tickets is not None else None
-    started = fan_out.start(service.db, args.run_id, actor=args.actor, model=service.model_name,
+    with service.db.session() as session:
+        run_id = naming.resolve(session, args.run, kind=settings.desk).run_id
+    started = fan_out.start(service.db, run_id, actor=actor_of(args, settings), model=service.model_name,
                             desk_kind=settings.desk, tickets=tickets)
     print(redact(started.sentence()), file=out, flush=True)
     liveness = Liveness(service.db, service.owner, "cli").start()
@@ -52,7 +56,7 @@ def cmd_also(args: argparse.Namespace, settings: Settings) -> int:
         view = _view(service, started.batch_id)
         _show(view, out)
         if mode != "later" and view["pending"]:
-            approved = _decide(service, view, mode, args.actor, out)
+            approved = _decide(service, view, mode, actor_of(args, settings), out)
             _work(service, approved)
             view = _view(service, started.batch_id)
             print("\nOutcome:", file=out)
@@ -135,19 +139,12 @@ def _decide(service: RunService, view: dict[str, Any], mode: str, actor: str, ou
             decision = service.decide(approval_id, action="reject", actor=actor,
                                       reason="rejected at the terminal (--approve reject)")
         else:
-            answer = ask(f"{child['ticket_id']}: send this reply? [a]pprove / [e]dit / [r]eject / [l]ater: ",
-                         out).strip().lower()
-            if answer.startswith("a"):
-                decision = service.decide(approval_id, action="approve", actor=actor)
-            elif answer.startswith("e"):
-                print("Type the reply to send; end with a line holding a single '.':", file=out)
-                decision = service.decide(approval_id, action="edit", actor=actor, message=read_block())
-            elif answer.startswith("r"):
-                reason = ask("Why? (the agent will use this to revise): ", out).strip()
-                decision = service.decide(approval_id, action="reject", actor=actor, reason=reason or "no reason given")
-            else:
-                continue
-        if decision.run_id is not None and decision.outcome not in ("not_found", "mismatch", "already_decided"):
+            outcomes = [prompt_decision(service, draft, actor, out)
+                        for draft in drafts_of(service, named_run(service, child["run_id"]))]
+            if all(o in ("approved", "edited", "rejected") for o in outcomes) and outcomes:
+                decided.append(child["run_id"])
+            continue
+        if not lost(decision, named_run(service, child["run_id"]), out) and decision.run_id is not None:
             decided.append(decision.run_id)
     return decided
 

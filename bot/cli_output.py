@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from bot.agent.capabilities import other_model
@@ -30,8 +31,11 @@ def call_text(name: str, arguments: Any, limit: int = 160) -> str:
 class TurnPrinter(Observer):
     """Prints the run as it happens, for a person at a terminal."""
 
-    def __init__(self, out: TextIO | None = None):
+    def __init__(self, out: TextIO | None = None, *, customer_copy: Callable[[str], str] | None = None,
+                 drafts: bool = True):
         self.out = out or sys.stdout
+        self.customer_copy = customer_copy  # the desk's rendering: what the customer reads of a draft
+        self.drafts = drafts  # False when the prompt shows each draft as its card does
 
     def _p(self, text: str = "") -> None:
         print(redact(text), file=self.out, flush=True)
@@ -71,11 +75,12 @@ class TurnPrinter(Observer):
         for call in calls:
             self._p(f"\nApproval needed: {call.name} on {call.input.get('ticket_id', '?')}")
             message = call.input.get("message")
-            if message:
-                self._p("  ┌ draft " + "─" * 60)
-                for line in str(message).splitlines():
+            if message and self.drafts:
+                text = self.customer_copy(str(message)) if self.customer_copy else str(message)
+                self._p("  ┌ the customer would receive exactly this " + "─" * 27)
+                for line in text.splitlines():
                     self._p(f"  │ {line}")
-                self._p("  └" + "─" * 67)
+                self._p("  └" + "─" * 68)
 
     def on_finished(self, state: RunState) -> None:
         self._p("")

@@ -8,10 +8,11 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.cli_run import EXIT_OK, open_database
+from bot.cli_run import EXIT_OK, actor_of, open_database
 from bot.config import Settings
 from bot.durations import describe, parse_duration
 from bot.runs import BadInput
+from bot.runs.lifecycle import naming
 from bot.runs.reports import feedback, gaps, stats
 
 
@@ -27,10 +28,10 @@ def add_report_commands(sub: Any) -> None:
     holes.set_defaults(handler=cmd_gaps)
 
     vote = sub.add_parser("feedback", help="thumbs up or down on a run (one per run and person; the latest counts)")
-    vote.add_argument("run_id", type=int)
+    vote.add_argument("run", help="the run: its number as `kitebase runs` shows it, or its ticket (KITE-142)")
     vote.add_argument("value", choices=["up", "down"])
     vote.add_argument("--note", help="what was good or wrong")
-    vote.add_argument("--as", dest="actor", default="cli")
+    vote.add_argument("--as", dest="actor", help="who says so (default KITEBASE_CLI_USER, else cli)")
     vote.set_defaults(handler=cmd_feedback)
 
 
@@ -62,10 +63,13 @@ def cmd_gaps(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_feedback(args: argparse.Namespace, settings: Settings) -> int:
     db = open_database(settings)
-    feedback.record(db, args.run_id, user=args.actor, value=args.value)
+    with db.session() as session:
+        named = naming.resolve(session, args.run, kind=settings.desk)
+    actor = actor_of(args, settings)
+    feedback.record(db, named.run_id, user=actor, value=args.value)
     if args.note:
-        feedback.add_note(db, args.run_id, user=args.actor, note=args.note)
-    print(f"Recorded: {args.actor} says {args.value} on run {args.run_id}.")
+        feedback.add_note(db, named.run_id, user=actor, note=args.note)
+    print(f"Recorded: {actor} says {args.value} on {named.label()}.")
     return EXIT_OK
 
 

@@ -11,20 +11,24 @@ from sqlmodel import col, select
 
 from bot.agent.observer import Observer, Observers
 from bot.agent.replay import source_lines
+from bot.cli_decide import ask as ask
+from bot.cli_decide import box, customer_copy, drafts_of, lost, plain, prompt_decision, show, show_diff
+from bot.cli_decide import read_block as read_block
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.db.models import Approval, DeskWrite, Run, id_of
+from bot.db.models import DeskWrite, Run
 from bot.db.open import open_database
 from bot.redact import redact
 from bot.runs import BadInput
 from bot.runs.execution.desk_work import start_sender
 from bot.runs.execution.processes import Liveness
-from bot.runs.lifecycle import citations
+from bot.runs.lifecycle import citations, naming
+from bot.runs.lifecycle.checkpoint import release_lease
 from bot.runs.lifecycle.service import RunService
 from bot.runs.reports import batches
 from bot.search.warm import warm_up_in_background
-from bot.vocabulary import TERMINAL, ApprovalStatus, RunState, RunStatus
+from bot.vocabulary import TERMINAL, RunState, RunStatus
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_STOPPED = 0, 1, 2, 3
 __all__ = ["open_database"]
@@ -39,7 +43,7 @@ def approve_mode(args: argparse.Namespace) -> str:
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     db = open_database(settings)
     service = RunService(db, settings)
-    run_id = service.start(args.goal, started_by=args.actor, origin={"surface": "cli"})
+    run_id = service.start(args.goal, started_by=actor_of(args, settings), origin={"surface": "cli"})
     out = sys.stderr if args.json else sys.stdout
     model = service.model_factory().name
     offline = " (offline model: no ANTHROPIC_API_KEY set)" if model == "kitebase-offline" else ""
@@ -53,7 +57,10 @@ def drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) 
     liveness = Liveness(service.db, service.owner, "cli").start()
     desk_sender = start_sender(service.db, service.settings)
     try:
-        code = _drive(service, run_id, args, out)
+        try:
+            code = _drive(service, run_id, args, out)
+        except KeyboardInterrupt:
+            raise Interrupted(interrupted(service, run_id)) from None
         if desk_sender is not None:
             report_desk_writes(desk_sender, service, run_id, out)
         return code
@@ -77,6 +84,25 @@ def report_desk_writes(sender: Any, service: RunService, run_id: int, out: Any, 
         print(f"Zendesk ticket {row.ticket_id}: {what} {state}", file=out)
 
 
+class Interrupted(Exception):
+    """Ctrl-C while a run was driven: its sentence says where the run stands and the command that continues it."""
+
+
+def interrupted(service: RunService, run_id: int) -> str:
+    """The run this process drove is left resumable at once (its lease given back: no dead-process wait, no
+    sweep), and the sentence says how to continue it."""
+    release_lease(service.db, run_id, service.owner)
+    state = service.load_state(run_id)
+    named = named_run(service, run_id)
+    if state is not None and state.status == RunStatus.AWAITING_APPROVAL:
+        return (f"interrupted; {named.label()} keeps its draft waiting: `kitebase approve {run_id}` or `kitebase "
+                f"reject {run_id} --reason TEXT` decides it, `kitebase drafts` lists what waits.")
+    if state is not None and state.status in TERMINAL:
+        return f"interrupted; {named.label()} had already ended ({state.status}): `kitebase replay {run_id}` shows it."
+    return (f"interrupted; {named.label()} is stored as far as it got and nobody works it now: `kitebase resume "
+            f"{run_id}` continues it (nothing was sent to the customer without an approval).")
+
+
 class SearchWarmUp(Observer):
     """A cold process loads the search's index while its first model call is under way, not between the calls
     (bot/search/warm.py); started as the call goes out, so it does not slow the process on its way there."""
@@ -89,15 +115,16 @@ class SearchWarmUp(Observer):
 
 
 def _drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) -> int:
-    printer = Observers(TurnPrinter(out), SearchWarmUp(service.db))
     mode = approve_mode(args)
+    printer = Observers(TurnPrinter(out, customer_copy=lambda m: customer_copy(service.db, service.settings, m),
+                                    drafts=mode != "prompt"), SearchWarmUp(service.db))
     while True:
         state = service.resume(run_id, printer)
         if state is None:
             raise BadInput(f"Run {run_id} is being continued by another process right now.")
         if state.status != RunStatus.AWAITING_APPROVAL or mode == "later":
             break
-        if not decide_at_terminal(service, run_id, state, mode, args.actor, out):
+        if not decide_at_terminal(service, run_id, state, mode, actor_of(args, service.settings), out):
             break
     state = service.load_state(run_id)
     if state is None:
@@ -119,33 +146,32 @@ def hint_also(service: RunService, run_id: int, out: Any) -> None:
 
 
 def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: str, actor: str, out: Any) -> bool:
-    for call in state.pending_calls:
-        with service.db.session() as session:
-            approval = session.exec(select(Approval).where(Approval.run_id == run_id,
-                                                           Approval.tool_use_id == call.tool_use_id)).one()
-            checked = draft_sources(session, run_id, call.name, call.input, call.tool_use_id)
-        approval_id = id_of(approval)
-        for line in source_lines(checked):
-            print("  " + line.strip(), file=out)
+    """Decide the run's waiting calls as `mode` says; False when the person leaves them for later (or a decision
+    lost to a stop or to someone else: that is said, and nothing was sent)."""
+    named = named_run(service, run_id)
+    for draft in drafts_of(service, named):
+        if mode in ("auto", "reject"):
+            for line in source_lines(draft.view.get("sources")):
+                print("  " + line.strip(), file=out)
         if mode == "auto":
             print(f"  → approved automatically (--approve auto) as {actor}", file=out)
-            service.decide(approval_id, action="approve", actor=actor)
+            if lost(service.decide(draft.approval_id, action="approve", actor=actor), named, out):
+                return False
         elif mode == "reject":
             print("  → rejected (--approve reject)", file=out)
-            service.decide(approval_id, action="reject", actor=actor, reason="rejected at the terminal (--approve reject)")
+            if lost(service.decide(draft.approval_id, action="reject", actor=actor,
+                                   reason="rejected at the terminal (--approve reject)"), named, out):
+                return False
         else:
-            answer = ask("Send this reply? [a]pprove / [e]dit / [r]eject / [l]ater: ", out).strip().lower()
-            if answer.startswith("a"):
-                service.decide(approval_id, action="approve", actor=actor)
-            elif answer.startswith("e"):
-                print("Type the reply to send; end with a line holding a single '.':", file=out)
-                service.decide(approval_id, action="edit", actor=actor, message=read_block())
-            elif answer.startswith("r"):
-                reason = ask("Why? (the agent will use this to revise): ", out).strip()
-                service.decide(approval_id, action="reject", actor=actor, reason=reason or "no reason given")
-            else:
+            show(draft, service.settings, out)
+            if prompt_decision(service, draft, actor, out) in ("later", "lost"):
                 return False
     return True
+
+
+def named_run(service: RunService, run_id: int) -> naming.NamedRun:
+    with service.db.session() as session:
+        return naming.resolve(session, f"run {run_id}")
 
 
 def draft_sources(session: Any, run_id: int, tool: str, arguments: dict[str, Any],
@@ -157,27 +183,15 @@ def draft_sources(session: Any, run_id: int, tool: str, arguments: dict[str, Any
     return citations.check(session, str(arguments.get("message") or ""), run.messages or [], tool_use_id)
 
 
-def ask(prompt: str, out: Any) -> str:
-    print(prompt, end="", file=out, flush=True)
-    line = sys.stdin.readline()
-    return line if line else "l"
-
-
-def read_block() -> str:
-    lines = []
-    for line in sys.stdin:
-        if line.rstrip("\n") == ".":
-            break
-        lines.append(line.rstrip("\n"))
-    return "\n".join(lines)
-
-
 def hint_waiting(service: RunService, run_id: int, out: Any) -> None:
-    with service.db.session() as session:
-        rows = session.exec(select(Approval).where(Approval.run_id == run_id, Approval.status == ApprovalStatus.PENDING)).all()
-    for row in rows:
-        print(f"\nRun {run_id} waits for approval {row.id} ({row.tool_name}). Decide from anywhere, any time:\n"
-              f"  kitebase approve {row.id} [--edit TEXT]   or   kitebase reject {row.id} --reason TEXT", file=out)
+    """The run waits for a person: which run, ticket and customer, and how to decide it."""
+    named = named_run(service, run_id)
+    drafts = drafts_of(service, named)
+    what = "a reply to the customer" if all(d.message is not None for d in drafts) else \
+        ", ".join(d.view["tool"] for d in drafts)
+    print(plain(f"\n{named.label(start=True)} waits for a person to decide {what}. From anywhere, any time:\n"
+                f"  kitebase approve {run_id} [--edit TEXT]   or   kitebase reject {run_id} --reason TEXT\n"
+                f"  (`kitebase drafts` lists every draft that waits)"), file=out)
 
 
 def finish(run_id: int, state: RunState, args: argparse.Namespace) -> int:
@@ -195,32 +209,85 @@ def run_json(run_id: int, state: RunState) -> dict[str, Any]:
 
 
 def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
+    """`kitebase approve RUN [--edit TEXT] [--yes]`, `kitebase reject RUN --reason TEXT`: the waiting draft is
+    shown as the card shows it (customer, ticket, the exact text, its sources and checks) before anything is
+    decided; approving asks first unless --yes."""
     service = RunService(open_database(settings), settings)
-    if args.decision == "approve":
-        action = "edit" if args.message is not None else "approve"
-        decision = service.decide(args.approval_id, action=action, actor=args.actor, message=args.message)
-    else:
-        decision = service.decide(args.approval_id, action="reject", actor=args.actor, reason=args.reason)
     out = sys.stderr if args.json else sys.stdout
-    print(redact(decision.message), file=out)
-    if decision.outcome in ("not_found", "mismatch", "already_decided") or decision.run_id is None:
-        return EXIT_BAD_INPUT
-    return drive(service, decision.run_id, args, out)
+    with service.db.session() as session:
+        named = naming.resolve(session, args.run, kind=settings.desk, want=naming.WAITING)
+    drafts = drafts_of(service, named)
+    if not drafts:
+        raise BadInput(f"{named.label(start=True)} has no draft waiting any more. `kitebase drafts` lists those "
+                       "that wait.")
+    actor = actor_of(args, settings)
+    if args.decision == "approve" and args.message is not None and len(drafts) > 1:
+        raise BadInput(f"{named.label(start=True)} waits on {len(drafts)} calls; --edit changes one reply. "
+                       f"Decide them one by one at the prompt: kitebase approve {named.run_id}")
+    for draft in drafts:
+        show(draft, settings, out)
+        if args.decision == "reject":
+            decision = service.decide(draft.approval_id, action="reject", actor=actor, reason=args.reason)
+        else:
+            action, message = "approve", None
+            if args.message is not None:
+                action, message = "edit", args.message
+                copy = customer_copy(service.db, settings, args.message)
+                print("  Your edit changes what the customer reads:", file=out)
+                show_diff(draft.customer_copy or str(draft.view["input"]), copy, out)
+                print("  The customer will receive exactly this instead:", file=out)
+                box(copy, out)
+            if not args.yes and not confirmed(draft, out):
+                return EXIT_STOPPED
+            decision = service.decide(draft.approval_id, action=action, actor=actor, message=message)
+        if lost(decision, named, out):
+            return EXIT_STOPPED
+        print(redact(f"{decision.message.rstrip('.')}: {named.label()}."), file=out)
+    return drive(service, named.run_id, args, out)
+
+
+def confirmed(draft: Any, out: Any) -> bool:
+    """The person says yes at the terminal; without a terminal, nothing is sent without --yes."""
+    what = "this reply to the customer" if draft.message is not None else f"this {draft.view['tool']} call"
+    if not sys.stdin.isatty():
+        print(f"Nothing was sent: approving needs a yes. Run it at a terminal to be asked, or add --yes to approve "
+              f"{what} as shown.", file=out)
+        return False
+    while True:
+        answer = (ask(f"Send {what}? [y]es / [n]o: ", out) or "n").strip().lower()
+        if answer in ("y", "yes"):
+            return True
+        if answer in ("n", "no"):
+            print(f"Nothing was sent; the draft still waits (kitebase approve {draft.run.run_id}).", file=out)
+            return False
+        print("  Please answer y or n.", file=out)
+
+
+def actor_of(args: argparse.Namespace, settings: Settings) -> str:
+    """Who the terminal acts as: --as, else KITEBASE_CLI_USER, else "cli"."""
+    return str(getattr(args, "actor", None) or getattr(settings, "cli_user", None) or "cli")
 
 
 def cmd_resume(args: argparse.Namespace, settings: Settings) -> int:
     service = RunService(open_database(settings), settings)
-    state = service.load_state(args.run_id)
-    if state is None:
-        raise BadInput(f"There is no run {args.run_id}.")
-    if state.status in TERMINAL:
-        service.reopen(args.run_id, actor=args.actor, note=args.note)
+    with service.db.session() as session:
+        named = naming.resolve(session, args.run, kind=settings.desk)
+    if named.status == RunStatus.COMPLETED:
+        raise BadInput(f"{named.label(start=True)} is completed; resuming it would only call the model again. "
+                       f"`kitebase follow-up {named.run_id} TEXT` adds to its conversation, `kitebase replay "
+                       f"{named.run_id}` shows it.")
+    if named.status in TERMINAL:
+        service.reopen(named.run_id, actor=actor_of(args, settings), note=args.note)
     out = sys.stderr if args.json else sys.stdout
-    return drive(service, args.run_id, args, out)
+    if named.status == RunStatus.AWAITING_APPROVAL:
+        print(f"{named.label(start=True)} waits for a decision.", file=out)
+    return drive(service, named.run_id, args, out)
 
 
 def cmd_follow_up(args: argparse.Namespace, settings: Settings) -> int:
     service = RunService(open_database(settings), settings)
-    service.follow_up(args.run_id, args.text, actor=args.actor)
+    with service.db.session() as session:
+        named = naming.resolve(session, args.run, kind=settings.desk)
+    service.follow_up(named.run_id, args.text, actor=actor_of(args, settings))
     out = sys.stderr if args.json else sys.stdout
-    return drive(service, args.run_id, args, out)
+    return drive(service, named.run_id, args, out)

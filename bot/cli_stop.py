@@ -7,9 +7,10 @@ import argparse
 import time
 from typing import Any
 
-from bot.cli_run import EXIT_BAD_INPUT, EXIT_OK, EXIT_STOPPED
+from bot.cli_run import EXIT_BAD_INPUT, EXIT_OK, EXIT_STOPPED, actor_of
 from bot.config import Settings
 from bot.db.open import open_database
+from bot.runs.lifecycle import naming
 from bot.runs.lifecycle.service import RunService
 from bot.vocabulary import LIVE, RunStatus
 
@@ -18,14 +19,17 @@ WAIT_SECONDS = 10.0  # for a worker elsewhere to honour the stop (it looks every
 
 def add_stop_command(sub: Any) -> None:
     stop = sub.add_parser("stop", help="stop a run now: no further tool, nothing sent; `kitebase resume` continues it")
-    stop.add_argument("run_id", type=int)
-    stop.add_argument("--as", dest="actor", default="cli", help="who stops it (shown in the run's thread)")
+    stop.add_argument("run", help="the run: its number as `kitebase runs` shows it, or its ticket (KITE-142)")
+    stop.add_argument("--as", dest="actor", help="who stops it (shown in the run's thread; default KITEBASE_CLI_USER, "
+                      "else cli)")
     stop.set_defaults(handler=cmd_stop)
 
 
 def cmd_stop(args: argparse.Namespace, settings: Settings) -> int:
     service = RunService(open_database(settings), settings)
-    outcome = service.stop(args.run_id, actor=args.actor, person=False)
+    with service.db.session() as session:
+        args.run_id = naming.resolve(session, args.run, kind=settings.desk, want=naming.LIVE_FIRST).run_id
+    outcome = service.stop(args.run_id, actor=actor_of(args, settings), person=False)
     if outcome.outcome != "stopping":
         print(outcome.message)
         return EXIT_BAD_INPUT if outcome.outcome in ("not_found", "not_running") else EXIT_STOPPED

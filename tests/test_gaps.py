@@ -113,9 +113,9 @@ def test_stats_and_gaps_from_the_cli_after_real_runs(cli, database_url):
     assert code == 0 and "sources: cites account-recovery#2 (Locked out of your account)" in out, "shown before deciding"
     assert cli("run", "handle KITE-103", "--approve", "reject")[0] == 3
     code, out, _ = cli("run", "handle KITE-139", "--json")
-    approval_id = json.loads(out)["run_id"]  # the third run's draft is the third approval
-    assert cli("approve", str(approval_id), "--edit", "Hi Ana, we reset your SSO settings by hand; sign in again.",
-               "--as", "ULEAD")[0] == 0
+    run_id = json.loads(out)["run_id"]  # a decision names the run, as `kitebase runs` shows it
+    assert cli("approve", str(run_id), "--edit", "Hi Ana, we reset your SSO settings by hand; sign in again.",
+               "--as", "ULEAD", "--yes")[0] == 0
     assert cli("feedback", "1", "up", "--as", "ULEAD")[0] == 0
     assert cli("feedback", "3", "down", "--note", "too generic", "--as", "ULEAD")[0] == 0
 

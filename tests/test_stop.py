@@ -18,6 +18,7 @@ from bot.agent import history
 from bot.agent.loop import AgentLoop
 from bot.cli import main
 from bot.db.models import Escalation, Run, Ticket
+from bot.runs.lifecycle.members import GroupMembers
 from bot.runs.lifecycle.people import People
 from bot.runs.lifecycle.service import RunService
 from bot.vocabulary import RunState
@@ -171,7 +172,7 @@ def test_kitebase_stop_at_the_terminal_stops_a_run_working_in_serve(settings, db
         assert stopped_during_the_call(db, 1, slow)
         assert_stopped_cleanly(h, db, 1, ts, slow)
         assert main(["stop", "1"]) == 2 and "there is nothing to stop" in capsys.readouterr().out
-        assert main(["stop", "99"]) == 2 and "There is no run #99" in capsys.readouterr().out
+        assert main(["stop", "99"]) == 2 and "There is no run 99" in capsys.readouterr().err
     finally:
         stop()
 
@@ -289,13 +290,14 @@ def test_a_stop_before_the_model_is_called_makes_no_call(db, settings):
     assert state.status == "stopped" and model.sent == []
 
 
-def test_who_may_stop(settings):
-    people = People(settings.model_copy(update={"approvers": frozenset({"ULEAD", "SLEADS"})}))
-    people.groups._members["SLEADS"] = frozenset({"UGROUPIE"})
+def test_who_may_stop(settings, db):
+    members = GroupMembers(db)
+    people = People(settings.model_copy(update={"approvers": frozenset({"ULEAD", "SLEADS"})}), members)
+    members.store({"SLEADS": frozenset({"UGROUPIE"})})
     assert people.why_not_stop("UASKER", 1, "UASKER") is None, "the person who asked"
     assert people.why_not_stop("ULEAD", 1, "UASKER") is None and people.why_not_stop("UGROUPIE", 1, None) is None
     assert "Only the person who asked for run #1" in (people.why_not_stop("UOTHER", 1, "UASKER") or "")
-    nobody = People(settings)
+    nobody = People(settings, members)
     assert nobody.why_not_stop("UASKER", 2, "UASKER") is None
     assert "kitebase stop" in (nobody.why_not_stop("UOTHER", 2, None) or "")
 

@@ -30,6 +30,9 @@ class ReplayModel:
                              usage=Usage.of(step), model=self.name)
 
 
+WHOLE_AFTER = 80  # a text argument longer than this (a draft, a note) is shown whole on lines of its own
+
+
 def timeline(run: Run, steps: list[Step], *, result_chars: int = 240) -> str:
     """A readable account of a stored run, step by step."""
     lines = [f"Run {run.id} · {run.ticket_id or '-'} · {run.status} · model {run.model}",
@@ -66,7 +69,12 @@ def _step_lines(step: Step, result_chars: int, run_model: str | None = None) -> 
     if step.kind == "model" and step.text:
         lines += ["    says: " + line for line in step.text.splitlines()]
     for call in step.tool_calls or []:
-        args = json.dumps(call.get("input"), ensure_ascii=False)
+        arguments = call.get("input")
+        whole = {k: v for k, v in arguments.items() if isinstance(v, str) and (len(v) > WHOLE_AFTER or "\n" in v)} \
+            if isinstance(arguments, dict) else {}
+        short = {k: ("(below)" if k in whole else v) for k, v in arguments.items()} if isinstance(arguments, dict) \
+            else arguments
+        args = json.dumps(short, ensure_ascii=False)
         if len(args) > 200:
             args = args[:199] + "…"
         result = " ".join(str(call.get("result", "")).split())
@@ -74,6 +82,9 @@ def _step_lines(step: Step, result_chars: int, run_model: str | None = None) -> 
             result = result[:result_chars] + "…"
         flag = "ERROR " if call.get("is_error") else ""
         lines.append(f"    {call.get('name')}({args}) [{call.get('status')}, {call.get('latency_ms', 0)} ms]")
+        for key, text in whole.items():  # a draft or a note is read whole: what a person decided on
+            lines.append(f"      {key}:")
+            lines += [f"      │ {line}" for line in text.splitlines()]
         lines.append(f"      ← {flag}{result}")
         lines += source_lines(call.get("sources"))
     return lines

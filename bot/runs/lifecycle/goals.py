@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import Run, Ticket, table_of
 from bot.desk.ids import EXAMPLE, ticket_ids_in
 from bot.runs import BadInput
-from bot.vocabulary import LIVE
+from bot.vocabulary import LIVE, RunStatus
 
 _TICKETS = table_of(Ticket)
 _TICKET_EXISTS = core_select(_TICKETS.c.id, _TICKETS.c.status).where(_TICKETS.c.id == bindparam("id"))
@@ -69,7 +69,20 @@ def goal_ticket(goal: str, max_chars: int, kind: str = "embedded") -> str:
     ids = ticket_ids_in(goal, kind)
     if not ids:
         raise BadInput(f"I couldn't find a ticket id in that request. Ids look like {EXAMPLE.get(kind, 'KITE-142')}.")
+    if len(ids) > 1:
+        raise BadInput(several_tickets(ids))
     return ids[0]
+
+
+def several_tickets(ids: list[str]) -> str:
+    """A request naming several tickets is refused, never worked for one of them silently: a run works one ticket,
+    and each ticket's reply is decided on its own."""
+    named = ", ".join(ids[:-1]) + f" and {ids[-1]}"
+    asks = " and ".join(f"`handle {t}`" for t in ids[:3])
+    return (f"That request names {len(ids)} tickets ({named}); a run works one ticket, so nothing was started. "
+            f"Ask for each on its own: {asks}" + (" …" if len(ids) > 3 else "") + ". To compare tickets, start with "
+            "one and follow up in its run; to send one fix to many, approve it on one ticket and use "
+            "**Draft for these N** (`kitebase also RUN`).")
 
 
 def live_run(session: Session, ticket_id: str | None, *, other_than: int | None = None) -> Run | None:
@@ -97,5 +110,13 @@ def live_run_sentence(run: Run) -> str:
     elif origin.get("surface"):
         where = f" (started from the {origin['surface']})"
     who = f" by <@{run.started_by}>" if run.started_by and run.started_by[:1] in "UW" else ""
-    return (f"{run.ticket_id} already has a live run: #{run.id}, {run.status.replace('_', ' ')}{where}{who}. "
-            "Follow up in that run's thread, or decide its draft, rather than starting a second one.")
+    head = f"{run.ticket_id} already has a live run: #{run.id}, {run.status.replace('_', ' ')}{where}{who}."
+    if origin.get("surface") == "cli" or not origin.get("thread_ts"):
+        if run.status == RunStatus.AWAITING_APPROVAL:
+            return (f"{head} Its draft waits for a decision: `kitebase approve {run.id}` or `kitebase reject {run.id} "
+                    "--reason TEXT` (`kitebase drafts` lists what waits).")
+        if run.status == RunStatus.RUNNING and run.lease_owner is None:
+            return (f"{head} Nobody works it now (it was interrupted): `kitebase resume {run.id}` continues it, "
+                    f"`kitebase stop {run.id}` stops it.")
+        return f"{head} It is being worked now: `kitebase stop {run.id}` stops it."
+    return f"{head} Follow up in that run's thread, or decide its draft, rather than starting a second one."

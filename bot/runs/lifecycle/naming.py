@@ -29,10 +29,11 @@ class NamedRun:
     status: str
     customer: str | None  # the ticket's customer, for sentences
 
-    def label(self) -> str:
-        """`run 3 (KITE-162, Acme Corp)`: the words every wait and decision names a run by."""
+    def label(self, *, start: bool = False) -> str:
+        """`run 3 (KITE-162, Acme Corp)`: the words every wait and decision names a run by (`Run 3 …` to start
+        a sentence)."""
         about = ", ".join(x for x in (self.ticket_id, self.customer) if x)
-        return f"run {self.run_id}" + (f" ({about})" if about else "")
+        return ("Run" if start else "run") + f" {self.run_id}" + (f" ({about})" if about else "")
 
 
 def resolve(session: Session, name: str, *, kind: str = "embedded", want: str = ANY) -> NamedRun:
@@ -78,7 +79,7 @@ def _by_number(session: Session, number: int, want: str) -> NamedRun:
                        "that wait.")
     named = _named(session, run)
     if want == WAITING and run.status != RunStatus.AWAITING_APPROVAL:
-        raise BadInput(f"{named.label().capitalize()} has no draft waiting: it is {_status_words(run)}. "
+        raise BadInput(f"{named.label(start=True)} has no draft waiting: it is {_status_words(run)}. "
                        "`kitebase drafts` lists the drafts that wait.")
     return named
 

@@ -87,6 +87,8 @@ class Settings(BaseSettings):
     http_threads: int = Field(4, ge=1, le=64, validation_alias="KITEBASE_HTTP_THREADS")
     approvers: Annotated[frozenset[str], NoDecode] = Field(frozenset(), validation_alias="KITEBASE_APPROVERS")
     escalation_channel: str | None = Field(None, validation_alias="KITEBASE_ESCALATION_CHANNEL")
+    # who the terminal acts as on the human queue (`kitebase queue take|resume|close`, unless --as says)
+    cli_user: str = Field("cli", min_length=1, validation_alias="KITEBASE_CLI_USER")
     execution: Literal["embedded", "queue"] = Field("embedded", validation_alias="KITEBASE_EXECUTION")
     worker_concurrency: int = Field(8, ge=1, le=256, validation_alias="KITEBASE_WORKER_CONCURRENCY")
     stalled_job_seconds: float = Field(30.0, gt=0, validation_alias="KITEBASE_STALLED_JOB_SECONDS")

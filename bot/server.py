@@ -41,7 +41,7 @@ def make_wsgi(app: App, ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
     """/healthz, and /slack/events through Bolt (its own signature check, then our listeners). A body too large
     is a 413, and one Bolt cannot even parse (not UTF-8, not JSON) a 400: never a 500."""
     slack = SlackRequestHandler(app, path="/slack/events")
-    db = ctx.db
+    db = ctx.service.db
 
     def wsgi(environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == "/healthz":
@@ -70,7 +70,7 @@ def make_desk_wsgi(ctx: SlackContext) -> Callable[..., Iterable[bytes]]:
 
     def wsgi(environ: dict[str, Any], start_response: Start) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == "/healthz":
-            return _health(ctx.db, start_response)
+            return _health(ctx.service.db, start_response)
         if environ.get("PATH_INFO") == "/zendesk/webhook" and environ.get("REQUEST_METHOD") == "POST":
             return _zendesk_webhook(ctx, environ, start_response)
         return _json(start_response, "404 Not Found", {"ok": False, "error": "in Socket Mode this port takes POST "
@@ -89,7 +89,7 @@ def _zendesk_webhook(ctx: SlackContext, environ: dict[str, Any], start_response:
         return _json(start_response, "413 Payload Too Large", {"ok": False, "error": "request too large"})
     headers = {key[5:].replace("_", "-").lower(): str(value) for key, value in environ.items()
                if key.startswith("HTTP_")}
-    status, answer = webhook(ctx.db, ctx.settings, headers, body)
+    status, answer = webhook(ctx.service.db, ctx.settings, headers, body)
     return _json(start_response, status, answer)
 
 
@@ -231,7 +231,7 @@ class Background:
         from bot.slack.client import make_client
 
         self.ctx = ctx
-        self.sender = OutboxSender(ctx.db, settings, make_client(settings))
+        self.sender = OutboxSender(ctx.service.db, settings, make_client(settings))
         self.scheduler = build_scheduler(settings, ctx.service, ctx.dispatch, groups=ctx.groups,
                                          client=self.sender.client)
 
@@ -240,11 +240,11 @@ class Background:
         from bot.runs.execution.sweeps import database_now, recover
 
         self.sender.start()
-        self.desk_sender = start_sender(self.ctx.db, self.ctx.settings)
+        self.desk_sender = start_sender(self.ctx.service.db, self.ctx.settings)
         self.scheduler.start()
         for approver in sorted(a for a in self.ctx.settings.approvers if a.startswith(("U", "W"))):
             self.ctx.service.home_opened(approver)  # their App Home shows the drafts waiting for them
-        recover(self.ctx.service, database_now(self.ctx.db), self.ctx.dispatch, at_start=True)
+        recover(self.ctx.service, database_now(self.ctx.service.db), self.ctx.dispatch, at_start=True)
 
     def stop(self) -> None:
         self.scheduler.shutdown(wait=False)

@@ -165,6 +165,42 @@ class StopKind(StrEnum):
     STOPPED = "stopped"  # a person pressed Stop
 
 
+_STOP_WORDS = {
+    StopKind.MODEL_REQUEST: "the agent asked for a person",
+    StopKind.REFUSAL: "the model refused",
+    StopKind.FAILURE: "failed",
+    StopKind.MODEL_ERROR: "the model could not be reached",
+    StopKind.TRUNCATED: "its answer was cut off (too long)",
+    StopKind.STOP_SEQUENCE: "the model stopped early",
+    StopKind.CONTEXT_WINDOW: "the conversation outgrew the model",
+    StopKind.PAUSED: "the model kept pausing",
+    StopKind.EMPTY_ANSWER: "the model gave no answer",
+    StopKind.MALFORMED_HISTORY: "its history was damaged",
+    StopKind.UNKNOWN_STOP_REASON: "the model stopped for an unknown reason",
+    StopKind.TOOL_ERROR: "a tool failed",
+    StopKind.APPROVAL_EXPIRED: "a draft waited too long for a decision",
+    StopKind.STUCK: "it got stuck",
+    StopKind.STOPPED: "stopped by a person",
+}
+# the guard's reason names its limit by its setting (bot/agent/guards.py)
+_GUARD_WORDS = (("KITEBASE_MAX_STEPS", "hit its step limit"), ("KITEBASE_TOKEN_BUDGET", "spent its token budget"),
+                ("KITEBASE_COST_BUDGET_USD", "spent its dollar budget"),
+                ("KITEBASE_DEADLINE_SECONDS", "ran out of time"), ("KITEBASE_MAX_REPEATS", "kept repeating a call"))
+
+
+def stop_words(kind: str, reason: str | None) -> str:
+    """Why a run stopped, in the words a lead uses (the queue at the terminal and in Slack): from its escalation's
+    `kind` (a StopKind, or the run's status) and, for a guard or a person's stop, its recorded reason."""
+    text = reason or ""
+    if kind == StopKind.GUARD:
+        return next((words for setting, words in _GUARD_WORDS if setting in text), "hit one of its limits")
+    if kind == StopKind.STOPPED and text.startswith("stopped by "):
+        return text.split(";", 1)[0].strip()
+    if kind in _STOP_WORDS:
+        return _STOP_WORDS[StopKind(kind)]
+    return str(kind or "unknown").replace("_", " ")
+
+
 # --- what a run uses -----------------------------------------------------------------------------------------
 
 

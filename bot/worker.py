@@ -41,8 +41,10 @@ def run_worker(settings: Settings) -> int:
     if settings.slack_bot_token is not None:
         from bot.outbox.sender import OutboxSender
         from bot.slack.client import make_client
+        from bot.slack.groups import GroupSync
 
-        sender, groups = OutboxSender(db, settings, make_client(settings)).start(), service.people.groups
+        sender = OutboxSender(db, settings, make_client(settings)).start()
+        groups = GroupSync(service.group_members.store)  # the approver groups' rows, kept fresh by a timer
 
     continuations = Continuations()
 

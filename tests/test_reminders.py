@@ -12,9 +12,10 @@ from sqlmodel import select
 from bot.config import Settings
 from bot.db.models import Outbox
 from bot.runs.execution import reminders, sweeps
+from bot.runs.lifecycle.members import GroupMembers
 from bot.runs.lifecycle.people import approvers_hint, may_decide, unknown_groups, watched_groups
 from bot.runs.lifecycle.service import RunService
-from bot.slack.groups import GroupCache
+from bot.slack.groups import GroupSync
 from bot.slack_ui.blocks import build_reminder
 from standins.slack_server import message_block_errors
 from tests.helpers import approvals_of
@@ -77,12 +78,12 @@ def test_decided_and_expired_drafts_get_no_reminder(db, settings):
     assert reminders.remind_approvals(service, approvals_of(db, run_id)[0].created_at + timedelta(days=1), 60) == []
 
 
-def test_backup_approvers_only_after_the_reminder():
+def test_backup_approvers_only_after_the_reminder(db):
     settings = Settings(KITEBASE_APPROVERS="UBOSS SLEADS", KITEBASE_BACKUP_APPROVERS="SNIGHT UCOVER")
-    groups = GroupCache()
+    groups = GroupMembers(db)
     assert watched_groups(settings) == {"SLEADS", "SNIGHT"}
     assert unknown_groups(settings, groups, reminded=True) == ["SLEADS", "SNIGHT"]
-    groups._members.update({"SLEADS": frozenset({"ULEADER"}), "SNIGHT": frozenset({"UOWL"})})
+    groups.store({"SLEADS": frozenset({"ULEADER"}), "SNIGHT": frozenset({"UOWL"})})
     for user, before, after in (("UBOSS", True, True), ("ULEADER", True, True), ("UOWL", False, True),
                                 ("UCOVER", False, True), ("USTRANGER", False, False)):
         assert may_decide(settings, groups, user, "ULEAD") is before, user
@@ -111,9 +112,10 @@ def test_the_group_timer_also_keeps_the_backup_groups(db, settings):
             asked.append(usergroup)
             return {"users": ["UOWL"]}
 
-    groups = GroupCache()
+    service = RunService(db, settings)
+    groups = GroupSync(service.group_members.store)
     only_backups = settings.model_copy(update={"backup_approvers": frozenset({"SNIGHT", "UCOVER"})})
     scheduler = build_scheduler(only_backups, RunService(db, only_backups), lambda rid: None,
                                 groups=groups, client=Client())
     assert scheduler.get_job("refresh-groups") is not None and asked == ["SNIGHT"]
-    assert groups.members("SNIGHT") == {"UOWL"}
+    assert service.group_members.members("SNIGHT") == {"UOWL"}, "stored as rows"

@@ -512,3 +512,23 @@ class DeskWrite(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     sent_at: datetime | None = None
     waits_for: int | None = None  # another write's id: this one is not sent while that one is unfinished
+
+
+class UserGroup(SQLModel, table=True):
+    """A Slack user group whose members were read (bot/slack/groups.py, a timer): no row means never read, so the
+    rule (bot/runs/lifecycle/people.py) can tell "Slack not asked yet" from an empty group."""
+
+    __tablename__ = "user_group"
+
+    id: str = Field(primary_key=True, max_length=32)  # S…
+    refreshed_at: datetime = database_time()
+
+
+class UserGroupMember(SQLModel, table=True):
+    """One member of a user group as last read; a refresh replaces all of a group's rows in one transaction."""
+
+    __tablename__ = "user_group_member"
+
+    group_id: str = Field(primary_key=True, max_length=32, foreign_key="user_group.id")
+    user_id: str = Field(primary_key=True, max_length=32)
+    refreshed_at: datetime = database_time()

@@ -15,7 +15,6 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.listeners.context import SlackContext
 from bot.runs import BadInput, asks
-from bot.runs.reports import feedback
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards
 from bot.slack_ui.feedback_note import build_feedback_modal
@@ -86,7 +85,7 @@ def register(app: App, ctx: SlackContext) -> None:
         try:
             if run_id is None:
                 raise BadInput("That feedback button is broken; nothing was recorded.")
-            feedback.record(ctx.db, run_id, user=clicked_by(body), value=value)
+            asks.give_feedback(ctx.service, run_id, clicked_by(body), value)
         except BadInput as exc:
             tell_clicker(ctx, body, str(exc))
             ack()

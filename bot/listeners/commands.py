@@ -11,11 +11,9 @@ from bot.desk import ticket_ids_in
 from bot.listeners.actions import stop_and_tell
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
-from bot.runs import BadInput
-from bot.runs.intake import control
+from bot.runs import BadInput, asks
 from bot.runs.intake.record import Request
-from bot.runs.lifecycle.people import may_decide, mentions
-from bot.runs.reports import for_slack
+from bot.runs.lifecycle.people import mentions
 from bot.slack_ui.intake import build_intake_changes, build_intake_status
 from bot.slack_ui.limits import escape
 from bot.slack_ui.queue import build_queue_message
@@ -34,7 +32,7 @@ def register(app: App, ctx: SlackContext) -> None:
         if word in ("", "help"):
             ack(USAGE)
         elif word == "queue":
-            summary, blocks = build_queue_message(for_slack.queue(ctx.db))
+            summary, blocks = build_queue_message(asks.queue(ctx.service))
             ack(text=summary, blocks=blocks)
         elif word == "status":
             ack(_status(ctx, text))
@@ -50,7 +48,7 @@ def _status(ctx: SlackContext, text: str) -> str:
     ids = ticket_ids_in(text, ctx.settings.desk)
     if not ids:
         return "Which ticket? e.g. `/kitebase status KITE-142`"
-    run = for_slack.ticket_status(ctx.db, ids[0])
+    run = asks.ticket_status(ctx.service, ids[0])
     if run is None:
         return f"No runs for {ids[0]} yet."
     line = f"{ids[0]}: run #{run['id']} is *{run['status'].replace('_', ' ')}* ({run['steps']} model calls, ${run['cost_usd']:.4f})."
@@ -63,7 +61,7 @@ def _stop(ctx: SlackContext, user: str, words: list[str]) -> str:
     run_id = int(target) if target.isdigit() else None
     if run_id is None:
         ids = ticket_ids_in(" ".join(words), ctx.settings.desk)
-        run = for_slack.ticket_status(ctx.db, ids[0]) if ids else None
+        run = asks.ticket_status(ctx.service, ids[0]) if ids else None
         if run is None:
             return "Which run? e.g. `/kitebase stop 12` (the run number is in its thread) or `/kitebase stop KITE-142`."
         run_id = int(run["id"])
@@ -76,17 +74,15 @@ def _intake(ctx: SlackContext, user: str, words: list[str]) -> str:
     action = words[0].lower() if words else "status"
     if action not in ("status", "pause", "resume") or len(words) > 2:
         return INTAKE_USAGE
-    if not may_decide(ctx.settings, ctx.groups, user, None):
+    if not ctx.service.people.may_decide(user, None):
         if not ctx.settings.approvers:
             return ("Only the approvers (KITEBASE_APPROVERS) may look at or steer the intake, and none are set; "
                     "`kitebase intake status|pause|resume` works from the command line.")
         return "Only the approvers may look at or steer the intake: " + ", ".join(mentions(ctx.settings.approvers)) + "."
     try:
         if action == "status":
-            return build_intake_status(control.status(ctx.db, ctx.settings).as_dict())
-        flip = control.pause if action == "pause" else control.resume
-        changes = flip(ctx.db, ctx.settings, words[1] if len(words) > 1 else None, user)
-        return build_intake_changes([vars(c) for c in changes])
+            return build_intake_status(asks.intake_status(ctx.service))
+        return build_intake_changes(asks.intake_flip(ctx.service, action, words[1] if len(words) > 1 else None, user))
     except BadInput as exc:  # intake off, a bad rules file, an unknown rule: its sentence
         return escape(str(exc))
 

@@ -1,5 +1,5 @@
-"""What every Slack listener needs, built once in app.build_app. It holds no database session: the Slack
-side reads and writes runs only through the run layer (`service` and bot/runs/reports/for_slack.py)."""
+"""What every Slack listener needs, built once in app.build_app. It holds no database: the Slack side reads and
+writes runs only through the run layer (`service`, and bot/runs/asks.py taking it)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from typing import Any
 from slack_sdk import WebClient
 
 from bot.config import Settings
-from bot.db.engine import Database
 from bot.runs.lifecycle.service import RunService
-from bot.slack.groups import GroupCache
+from bot.slack.groups import GroupSync
 
 
 @dataclass
@@ -24,13 +23,10 @@ class SlackContext:
     identity: Any = None  # bot.slack.identity.BotIdentity, set by build_app
 
     @property
-    def groups(self) -> GroupCache:
-        """The user groups' members the run layer's rule reads (bot/runs/lifecycle/people.py); a timer refreshes them."""
-        return self.service.people.groups
-
-    @property
-    def db(self) -> Database:
-        return self.service.db
+    def groups(self) -> GroupSync:
+        """Keeps the user groups' member rows fresh (a timer calls its `refresh`); the run layer's rule reads
+        the rows (bot/runs/lifecycle/people.py)."""
+        return GroupSync(self.service.group_members.store)
 
     def tell(self, channel: str | None, user: str | None, text: str, thread_ts: str | None = None) -> None:
         """A message only `user` sees, delivered by the outbox sender."""

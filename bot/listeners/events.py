@@ -13,7 +13,6 @@ from bot.listeners.actions import continue_runs
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs import asks
-from bot.runs.intake import suggestions
 from bot.runs.intake.record import Request
 
 logger = logging.getLogger(__name__)
@@ -48,7 +47,7 @@ def _home_opened(ctx: SlackContext, event: dict[str, Any]) -> None:
     if tab == "home" and isinstance(user, str):
         ctx.service.home_opened(user)
     elif tab == "messages" and isinstance(user, str) and isinstance(channel, str) and channel.startswith("D"):
-        suggestions.opened(ctx.db, user=user, channel=channel)
+        asks.messages_tab_opened(ctx.service, user, channel)
 
 
 def _message(ctx: SlackContext, event: dict[str, Any], body: dict[str, Any]) -> None:

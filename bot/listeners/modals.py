@@ -14,7 +14,6 @@ from slack_bolt import Ack, App
 from bot.listeners.actions import decide_and_continue
 from bot.listeners.context import SlackContext
 from bot.runs import BadInput, asks
-from bot.runs.reports import feedback
 from bot.slack_ui import blocks as ui
 
 logger = logging.getLogger(__name__)
@@ -60,7 +59,7 @@ def register(app: App, ctx: SlackContext) -> None:
         note = _field(view, "note", "note")
         if run_id is not None and note.strip():
             try:
-                feedback.add_note(ctx.db, run_id, user=_user(body), note=note)
+                asks.feedback_note(ctx.service, run_id, _user(body), note)
             except BadInput as exc:
                 ack(response_action="errors", errors={"note": str(exc)[:ERROR_CHARS]})
                 return

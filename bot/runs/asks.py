@@ -5,15 +5,17 @@ one of these calls, continues the run it names and answers with the sentence it 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from bot.runs import BadInput
-from bot.runs.intake import fan_out
+from bot.runs.intake import control, fan_out, suggestions
+from bot.runs.intake.record import Intake, Request, record
 from bot.runs.lifecycle import escalations
 from bot.runs.lifecycle.service import RunService
 from bot.runs.lifecycle.stops import StopOutcome
-from bot.runs.reports import batches, for_slack
+from bot.runs.reports import batches, feedback, for_slack
 from bot.vocabulary import ApprovalStatus
 
 DONE = ("approved", "edited", "rejected")
@@ -110,40 +112,84 @@ def _who(actor: str | None) -> str:
 
 def escalation_for(service: RunService, escalation_id: int | None, user: str) -> tuple[dict[str, Any] | None, str | None]:
     """An escalation in the human queue `user` may act on (the approvers; anyone while none are set)."""
+    problem = service.people.why_not_steer(user, escalations.STEER)
+    if problem:
+        return None, problem
     escalation = for_slack.escalation(service.db, escalation_id) if escalation_id is not None else None
-    if escalation is None:
-        return None, "That escalation no longer exists."
-    problem = service.people.why_not_steer(user, "act on the human queue")
-    return (None, problem) if problem else (escalation, None)
+    return (escalation, None) if escalation is not None else (None, "That escalation no longer exists.")
 
 
 def claim(service: RunService, escalation_id: int | None, user: str) -> Answer:
-    escalation, problem = escalation_for(service, escalation_id, user)
-    if escalation is None:
-        return Answer(told=problem)
-    won, message = escalations.claim(service.db, int(escalation["id"]), actor=user)
-    return Answer(told=None if won else _plain(message))
+    """**I'll take it**: the one orchestration the terminal's `kitebase queue take` uses too."""
+    return _queue_answer(lambda target: service.take_from_queue(target, actor=user), escalation_id)
 
 
 def resume(service: RunService, escalation_id: int | None, user: str) -> Answer:
     """**Resume run**: the escalated (or stopped) run continues with a fresh allowance."""
-    escalation, problem = escalation_for(service, escalation_id, user)
-    if escalation is None:
-        return Answer(told=problem)
-    run_id = int(escalation["run"]["id"])
-    try:
-        service.reopen(run_id, actor=user)
-    except BadInput as exc:
-        return Answer(told=_plain(str(exc)))
-    return Answer(runs=(run_id,))
+    return _queue_answer(lambda target: service.resume_from_queue(target, actor=user), escalation_id, go_on=True)
 
 
 def close(service: RunService, escalation_id: int | None, user: str, note: str) -> Answer:
-    escalation, problem = escalation_for(service, escalation_id, user)
-    if escalation is None:
-        return Answer(told=problem)
-    closed, message = escalations.close(service.db, int(escalation["id"]), actor=user, note=note)
-    return Answer(told=None if closed else _plain(message))
+    """The close form's note (raises BadInput when it is empty)."""
+    return _queue_answer(lambda target: service.close_from_queue(target, actor=user, note=note), escalation_id)
+
+
+def _queue_answer(act: Callable[[escalations.Target], escalations.QueueAct], escalation_id: int | None,
+                  go_on: bool = False) -> Answer:
+    """Slack shows what happened on the queue post itself: the person hears only why nothing did."""
+    if escalation_id is None:
+        return Answer(told="That escalation no longer exists.")
+    try:
+        done = act(escalations.Target(escalation_id=escalation_id))
+    except BadInput as exc:
+        if str(exc) == escalations.NEEDS_NOTE:
+            raise
+        return Answer(told=_plain(str(exc)))
+    if not done.done:
+        return Answer(told=done.sentence if done.rule else _plain(done.sentence))
+    return Answer(runs=(done.run_id,) if go_on and done.run_id is not None else ())
+
+
+# --- what Slack's surfaces read and record beside decisions (listeners never hold the database) ---------------
+
+def queue(service: RunService) -> list[dict[str, Any]]:
+    """The human queue's open items (/kitebase queue)."""
+    return for_slack.queue(service.db)
+
+
+def ticket_status(service: RunService, ticket_id: str) -> dict[str, Any] | None:
+    """The latest run of a ticket (/kitebase status, /kitebase stop KITE-142)."""
+    return for_slack.ticket_status(service.db, ticket_id)
+
+
+def give_feedback(service: RunService, run_id: int, user: str, value: str) -> None:
+    """A thumbs up or down on a run's answer (raises BadInput for a value that is neither)."""
+    feedback.record(service.db, run_id, user=user, value=value)
+
+
+def feedback_note(service: RunService, run_id: int, user: str, note: str) -> None:
+    feedback.add_note(service.db, run_id, user=user, note=note)
+
+
+def messages_tab_opened(service: RunService, user: str, channel: str) -> None:
+    """`user` opened the app's Messages tab: Slack shows them the suggested prompts."""
+    suggestions.opened(service.db, user=user, channel=channel)
+
+
+def intake_status(service: RunService) -> dict[str, Any]:
+    return control.status(service.db, service.settings).as_dict()
+
+
+def intake_flip(service: RunService, action: str, rule: str | None, user: str) -> list[dict[str, Any]]:
+    """Pause or resume one intake rule (or all); raises BadInput for intake off or an unknown rule."""
+    flip = control.pause if action == "pause" else control.resume
+    return [vars(c) for c in flip(service.db, service.settings, rule, user)]
+
+
+def arrive(service: RunService, request: Request) -> Intake:
+    """A person's request (a mention, a DM, a slash command), recorded in one transaction."""
+    return record(service.db, request, model=service.model_name, max_goal_chars=service.settings.max_goal_chars,
+                  desk=service.settings.desk, decides=service.people.may_decide)
 
 
 def _told(outcome: StopOutcome) -> str:

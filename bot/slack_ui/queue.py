@@ -20,7 +20,7 @@ from bot.slack_ui.limits import (
     split_text,
 )
 from bot.slack_ui.notice import ai_notice, with_notice
-from bot.vocabulary import EscalationStatus
+from bot.vocabulary import EscalationStatus, stop_words
 
 
 def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
@@ -29,8 +29,8 @@ def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: s
     link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
     blocks = [
         header(f"{ticket_id} needs a person"),
-        mrkdwn_section(f"*Why:* {mention_ids(escape(reason))}\n*Kind:* `{escape(kind)}` · run #{run_id} · see {link}; the full "
-                       "history is in the transcript below."),
+        mrkdwn_section(f"*Why:* {mention_ids(escape(_said(stop_words(kind, reason), reason)))}\n"
+                       f"Run #{run_id} · see {link}; the full history is in the transcript below."),
         *[mrkdwn_section(chunk) for chunk in split_text(escape(summary or "No summary."), 2900)],
     ]
     tail = _escalation_tail(escalation_id, run_id, status, actor)  # never cut: a long summary is cut instead
@@ -59,10 +59,20 @@ def build_queue_message(queue: list[dict[str, Any]]) -> Message:
 def _queue_blocks(queue: list[dict[str, Any]]) -> Message:
     if not queue:
         return "The human queue is empty.", [mrkdwn_section("The human queue is empty. :tada:")]
-    lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{escape(q['kind'])}` — "
+    lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · {_why(q)} — "
              f"{escape(clip(q['reason'], 200))}" for q in queue]
     return f"{len(queue)} runs in the human queue.", [header(f"Human queue ({len(queue)})"),
                                                       *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]]
+
+
+def _said(words: str, reason: str | None) -> str:
+    """The reason in words, then as recorded (once, when they are the same)."""
+    return f"{words}: {reason}" if reason and reason.strip() and reason.strip() != words else words
+
+
+def _why(item: dict[str, Any]) -> str:
+    """Why the run is in the queue, in a lead's words (the same words `kitebase queue` prints)."""
+    return mention_ids(escape(stop_words(item["kind"], item.get("reason"))))
 
 
 def build_digest(day: str, queue: list[dict[str, Any]], figures: dict[str, Any] | None = None,
@@ -85,7 +95,7 @@ def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], fi
                           context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`."),
                           ai_notice()]  # at the top: a long Home is rarely read to its end
     blocks.append(header(f"Human queue ({len(queue)})"))
-    blocks += [mrkdwn_section(f"*{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · `{escape(q['kind'])}`"
+    blocks += [mrkdwn_section(f"*{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · {_why(q)}"
                               f"{' · claimed by ' + who(q['claimed_by']) if q.get('claimed_by') else ''}\n"
                               f"{escape(clip(q['reason'], 400))}") for q in queue[:15]] or [context("Nothing waiting.")]
     blocks.append(header(f"Replies waiting for approval ({len(approvals)})"))

@@ -27,8 +27,9 @@ RECOVER_EVERY_SECONDS = 5
 def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[[int], object], *,
                     groups: Any = None, client: Any = None,
                     clock: Callable[[], datetime] | None = None) -> BackgroundScheduler:
-    """`groups` and `client` (the approver-group cache and a Slack client) when the Slack app runs. Each job
-    judges rows by `clock()`: the database's time (tests give another)."""
+    """`groups` and `client` when the Slack app runs: the Slack side's GroupSync (it reads the approver groups
+    from Slack and stores their members as rows) and a Slack client. Each job judges rows by `clock()`: the
+    database's time (tests give another)."""
     scheduler = BackgroundScheduler(timezone="UTC", job_defaults=JOB_DEFAULTS)
     if clock is None:
         clock = partial(sweeps.database_now, service.db)

@@ -1,28 +1,37 @@
 """Who may do what to a run: one rule, asked by every Slack surface (buttons, modals, commands, events) through
-the run layer. The terminal is the operator's (it holds the database) and is not asked.
+the run layer, and by the terminal's `kitebase queue take|resume|close` (as `--as` or KITEBASE_CLI_USER). Other
+commands at the terminal are the operator's (it holds the database) and are not asked.
 
 - Decide on a draft: KITEBASE_APPROVERS (user ids U… and user-group ids S…), else whoever started the run;
   once the reminder went out, also KITEBASE_BACKUP_APPROVERS.
 - Stop a run: whoever started it, and the approvers.
 - Act on the human queue and steer the intake: the approvers (anyone, while none are set, for the queue).
 
-Group members come from the Slack side's cache (bot/slack/groups.py), refreshed by a timer: a click is judged
-without calling Slack."""
+Group members are database rows (bot/runs/lifecycle/members.py) that the Slack side's timer keeps fresh
+(bot/slack/groups.py): a click is judged without calling Slack, and every process (serve replicas, workers, the
+CLI) judges by the same rows."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Protocol
 
 from bot.config import Settings
-from bot.slack.groups import GroupCache
 
 GROUPS_UNKNOWN = "I couldn't check the approver groups with Slack yet, so nothing was done; try again in a minute. "
+
+
+class Groups(Protocol):
+    """Who belongs to a user group: its members as last read, or None when it was never read
+    (bot/runs/lifecycle/members.py keeps them in the database)."""
+
+    def members(self, group: str) -> frozenset[str] | None: ...
 
 
 @dataclass
 class People:
     settings: Settings
-    groups: GroupCache = field(default_factory=GroupCache)
+    groups: Groups
 
     def may_decide(self, user: str, started_by: str | None, reminded: bool = False) -> bool:
         return may_decide(self.settings, self.groups, user, started_by, reminded)
@@ -55,11 +64,11 @@ class People:
         return f"Only the approvers can {what}. " + approvers_hint(self.settings, None)
 
 
-def _member(groups: GroupCache, user_id: str, ids: frozenset[str]) -> bool:
+def _member(groups: Groups, user_id: str, ids: frozenset[str]) -> bool:
     return user_id in ids or any(user_id in (groups.members(g) or ()) for g in ids if g.startswith("S"))
 
 
-def may_decide(settings: Settings, groups: GroupCache, user_id: str, started_by: str | None,
+def may_decide(settings: Settings, groups: Groups, user_id: str, started_by: str | None,
                reminded: bool = False) -> bool:
     """KITEBASE_APPROVERS (else whoever started the run); once the reminder went out, also
     KITEBASE_BACKUP_APPROVERS."""
@@ -72,11 +81,11 @@ def may_decide(settings: Settings, groups: GroupCache, user_id: str, started_by:
 
 
 def watched_groups(settings: Settings) -> frozenset[str]:
-    """The user groups whose members the cache keeps (approvers and backup approvers)."""
+    """The user groups whose members are kept (approvers and backup approvers)."""
     return frozenset(g for g in settings.approvers | settings.backup_approvers if g.startswith("S"))
 
 
-def unknown_groups(settings: Settings, groups: GroupCache, reminded: bool = False) -> list[str]:
+def unknown_groups(settings: Settings, groups: Groups, reminded: bool = False) -> list[str]:
     ids = settings.approvers | (settings.backup_approvers if reminded else frozenset())
     return [g for g in sorted(ids) if g.startswith("S") and groups.members(g) is None]
 

@@ -50,6 +50,7 @@ from bot.runs.lifecycle.goals import (
     live_run_sentence,
     live_run_taken,
 )
+from bot.runs.lifecycle.members import GroupMembers
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.people import People
 from bot.runs.lifecycle.reopen import reopen_in
@@ -74,7 +75,8 @@ class RunService:
         self.registry = REGISTRY if registry is None else registry
         self.model_factory = model_factory or _shared_model(settings, db)
         self.owner = owner or owner_name()
-        self.people = People(settings)  # who may decide, stop, act on the queue: one rule for every surface
+        self.group_members = GroupMembers(db)  # user groups' members as rows (the Slack side's timer writes them)
+        self.people = People(settings, self.group_members)  # who may decide, stop, act on the queue: one rule for every surface
         # known without building the client: recording a Slack request must not wait for `import anthropic`
         self._model_name: str | None = None if model_factory else model_name(settings)
 
@@ -309,6 +311,26 @@ class RunService:
                 + (f" Their note: {clean_text(note).strip()}" if note and note.strip() else "")
                 + " Do not repeat work already done.")
         self._reopen(run_id, text, opening={"kind": "resumed", "actor": actor}, resumed_by=actor)
+
+    def take_from_queue(self, target: escalations.Target, *, actor: str) -> escalations.QueueAct:
+        """A person takes a run in the human queue (the terminal, Slack's button): asked of the rule, once."""
+        return escalations.take(self.db, self.people, target, actor=actor)
+
+    def close_from_queue(self, target: escalations.Target, *, actor: str, note: str) -> escalations.QueueAct:
+        """A person closes a run's escalation with a note (raises BadInput without one)."""
+        return escalations.close(self.db, self.people, target, actor=actor, note=note)
+
+    def resume_from_queue(self, target: escalations.Target, *, actor: str,
+                          note: str | None = None) -> escalations.QueueAct:
+        """A person's resume from the human queue (the terminal, Slack's button): asked of the rule, then the run
+        is reopened as `reopen` does; the caller continues it (`done` and its `run_id`)."""
+        act = escalations.resumable(self.db, self.people, target, actor=actor)
+        if act.done and act.run_id is not None:
+            try:
+                self.reopen(act.run_id, actor=actor, note=note)
+            except BadInput as exc:
+                return escalations.QueueAct(False, str(exc), act.run_id)
+        return act
 
     def _reopen(self, run_id: int, text: str, *, opening: dict[str, Any], resumed_by: str | None = None) -> None:
         try:

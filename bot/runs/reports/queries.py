@@ -7,15 +7,16 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.db.models import Approval, Customer, Escalation, Run, Ticket, id_of
-from bot.vocabulary import UNRESOLVED, ApprovalStatus, RunStatus
+from bot.vocabulary import UNRESOLVED, ApprovalStatus, RunStatus, stop_words
 
 
 def queue(session: Session) -> list[dict[str, Any]]:
     rows = session.exec(select(Escalation, Run).join(Run, col(Run.id) == col(Escalation.run_id))
                         .where(col(Escalation.status).in_(UNRESOLVED)).order_by(col(Escalation.id))).all()
-    return [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id, "kind": e.kind, "reason": e.reason,
-             "summary": e.summary, "status": e.status, "claimed_by": e.claimed_by,
-             "created_at": e.created_at.isoformat()} for e, r in rows]
+    return [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id,
+             "customer": customer_name(session, r.ticket_id) if r.ticket_id else None, "kind": e.kind,
+             "why": stop_words(e.kind, e.reason), "reason": e.reason, "summary": e.summary, "status": e.status,
+             "claimed_by": e.claimed_by, "created_at": e.created_at.isoformat()} for e, r in rows]
 
 
 def waiting_approvals(session: Session) -> list[dict[str, Any]]:

@@ -19,12 +19,15 @@ from bot.agent.history import blocks, text_of
 from bot.agent.model import ModelResponse
 from bot.agent.offline_child import child_turn
 from bot.agent.offline_parts import (
+    answered_before,
     draft,
+    fitting,
     hits_of,
     keywords,
     not_sent,
     read_ticket,
     relevant,
+    repeat_turn,
     report,
     say,
     sections_of,
@@ -122,16 +125,21 @@ class _Turn:
 
     def reply_or_report(self, ticket: dict[str, Any], help_call: dict[str, Any],
                         tickets_call: dict[str, Any]) -> list[dict[str, Any]]:
-        sections = relevant(sections_of(help_call["text"]), help_call["input"]["query"]) if not help_call["error"] else []
+        found = relevant(sections_of(help_call["text"]), help_call["input"]["query"]) if not help_call["error"] else []
+        sections, ruled_out = fitting(found, ticket)  # nothing that assumes what the customer says they don't use
         reply = self.last("reply_to_customer")
         if reply is None or (reply["error"] and "stopped the run" in reply["text"]):  # a draft withdrawn by a stop
             if reply is not None and sections:  # resumed after a stop: the draft was never decided, so draft again
                 return [say("The run was stopped before my draft was decided; drafting it again for review."),
                         use("reply_to_customer", ticket_id=ticket["id"], message=draft(ticket, sections))]
             if not sections:
-                return [use("escalate_to_human", reason=f"The help center has nothing on “{ticket['title']}”, "
-                                                        "so a person should write this reply.")]
-            return [say("The help center covers this. I'll draft a reply for the lead to review."),
+                return [use("escalate_to_human", reason=self.nothing_fits(ticket, found, ruled_out))]
+            earlier = answered_before(ticket, sections[0])
+            if earlier is not None:  # the customer already has this answer: sending it again would not help
+                return repeat_turn(ticket, sections[0], earlier)
+            fits = (f" I left out what assumes {' or '.join(ruled_out)}, which the customer says they don't have "
+                    "or use." if ruled_out else "")
+            return [say(f"The help center covers this.{fits} I'll draft a reply for the lead to review."),
                     use("reply_to_customer", ticket_id=ticket["id"], message=draft(ticket, sections))]
         if reply["error"]:
             return not_sent(ticket, reply)
@@ -142,6 +150,15 @@ class _Turn:
                         note=f"Agent replied citing {anchors}; waiting for the customer.")]
         topic = ticket["tags"][0] if ticket["tags"] else None
         return [say(report(ticket, sections, reply, hits_of(tickets_call, topic), self.goal))]
+
+    @staticmethod
+    def nothing_fits(ticket: dict[str, Any], found: list[dict[str, str]], ruled_out: list[str]) -> str:
+        if found and ruled_out:
+            anchors = ", ".join(f"[{s['id']}]" for s in found)
+            return (f"The help center's sections on “{ticket['title']}” ({anchors}) assume "
+                    f"{' or '.join(ruled_out)}, which the customer says they don't have or use, so a person should "
+                    "write this reply.")
+        return f"The help center has nothing on “{ticket['title']}”, so a person should write this reply."
 
     def follow_up(self, at: int) -> list[dict[str, Any]]:
         request = text_of(self.messages[at]["content"])

@@ -4,7 +4,8 @@ to this one?
 It reads its own ticket (a risky one goes to a person, as in the normal flow), then looks at once for the tickets
 most like it and for the help sections the approved reply cites. It drafts only when the parent is among the
 tickets most like the child and those sections came back (a draft may cite only what the run has read): the
-draft greets the child's own customer, names the child's own ticket and cites the same sections. Otherwise it
+draft greets the child's own customer, names the child's own ticket and cites the same sections; not when the
+child's customer says they don't have or use what those sections assume ("we don't use SSO"). Otherwise it
 drafts nothing and ends with a "Declined: …" line saying why. After the draft it goes on as the normal flow does.
 """
 
@@ -18,6 +19,7 @@ from bot.agent.offline_parts import (
     INJECTION,
     approved_how,
     draft,
+    fitting,
     hits_of,
     not_sent,
     read_ticket,
@@ -109,6 +111,14 @@ def _draft_or_decline(ticket: dict[str, Any], reference: Reference, help_call: C
                               f"A person should check that section, or write {child}'s reply.",
                               f"{child} looks like the same problem as {parent}, but the help section its reply "
                               f"cites did not come back from the help center. I drafted nothing."))]
+    ruled_out = fitting(sections, ticket)[1]
+    if ruled_out:  # the fix assumes what this customer says they don't have or use
+        assumed = " or ".join(ruled_out)
+        return [say(_declined(f"{child}'s customer says they don't have or use {assumed}, and the reply approved on "
+                              f"{parent} assumes it, so that fix does not fit them. Work {child} on its own (for "
+                              f"example “handle {child}”) rather than in this batch.",
+                              f"the fix approved on {parent} assumes {assumed}, which {child}'s customer says they "
+                              "don't have or use. I drafted nothing."))]
     contact = ((ticket.get("customer") or {}).get("contact_name") or "").split()
     some = "section" if len(sections) == 1 else "sections"
     return [say(f"{parent} is among the tickets most like {child}, and the help center still has the {some} its "

@@ -40,8 +40,10 @@ def sections_of(text: str) -> list[dict[str, str]]:
     for chunk in text.split("\n\n["):
         match = re.match(r"\[?([a-z0-9-]+#\d+)\] (.+?)\n(.*)", chunk, re.DOTALL)
         if match and not match.group(3).startswith(INTERNAL_LABEL):
-            heading = match.group(2).rsplit(" — ", 1)[0]
-            found.append({"id": match.group(1), "heading": heading, "body": match.group(3).strip()})
+            heading, split, article = match.group(2).rpartition(" — ")
+            heading, article = (heading, article) if split else (article, article)
+            found.append({"id": match.group(1), "heading": heading, "article": article,
+                          "body": match.group(3).strip()})
     return found
 
 
@@ -179,4 +181,157 @@ def not_sent(ticket: dict[str, Any], reply: dict[str, Any]) -> list[dict[str, An
     reason = (f"The reviewer rejected my draft on {ticket['id']} ({why.group(1).strip()}); a person should "
               "write this reply." if why else f"My reply on {ticket['id']} was not sent: {reply['text']}")
     return [say("I can't revise this well on my own, so I'm handing it to a person."),
+            use("escalate_to_human", reason=reason)]
+
+
+# --- reading the customer's words -------------------------------------------------------------------------------
+# What the customer says they do not use or have ("we don't use X", "not using X", "we have no X", "… without X")
+# rules out help that assumes X; and a reply the ticket already holds is not sent a second time.
+
+_NOT_USING = re.compile(
+    r"\b(?:(?:do|does|did|is|are|was|were|have|has|had)\s+not|(?:do|does|did|is|are|was|were|have|has|had)n't|"
+    r"never|not)\s+(?:(?:even|really|currently|actually|yet|ever)\s+)?"
+    r"(?:use|uses|using|used|have|has|had|need|needs|run|runs|running|enable|enabled|set\s+up|turn(?:ed)?\s+on|"
+    r"rely\s+on|relying\s+on|on|with|through|via|behind)\b"
+    r"|\b(?:have|has|had|use|uses|using)\s+no\b|\b(?P<without>without)\b(?:\s+(?:using|having))?"
+    r"|\b(?P<no>no)\b", re.IGNORECASE)
+_FILLER = {"any", "a", "an", "the", "our", "their", "your", "its", "kind", "sort", "of", "type", "form", "some"}
+_ENDS = {"but", "just", "only", "and", "or", "so", "because", "since", "as", "we", "i", "they", "it", "anymore",
+         "at", "here", "now", "yet", "either", "for", "to", "in", "which", "that", "when", "if", "instead", "all",
+         "anything", "everything", "everyone", "anyone", "one", "longer", "more", "less", "than", "is", "are",
+         "was", "were", "be", "been", "on", "with", "from", "by", "this", "these", "those", "there", "then", "too",
+         "also", "me", "us", "you", "he", "she", "them", "my", "his", "her", "today", "anywhere", "access",
+         "problem", "problems", "issue", "issues", "idea", "luck", "way", "matter", "doubt", "time", "configured",
+         "enabled", "set", "turned", "switched"}
+# A bare "no X" is a statement about the writer only when it says so ("no SSO here", "no SSO configured"):
+# "No reply, nothing in the inbox" says nothing arrived.
+_NO_TAIL = re.compile(r"\s*(here|at all|configured|enabled|set up|turned on|in place)\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z0-9]\w*(?:[-.]\w+)*")
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|(?<!\w)'(?:[^'\n]|'(?=\w))*'(?!\w)")  # what a screen said, not them
+
+
+def customer_words(ticket: dict[str, Any]) -> str:
+    """Everything the customer wrote on the ticket (never staff notes or replies)."""
+    return "\n\n".join(m.get("body") or "" for m in ticket.get("conversation") or [] if m.get("role") == "customer")
+
+
+def not_used(text: str) -> list[str]:
+    """What `text` says its writer does not use or have: "We aren't using a Google Workspace app, only passwords"
+    gives ["Google Workspace app"]. Quoted text (an error message the customer pastes) is not their words about
+    themselves, and a sentence that opens "Without X, …" is a condition, not a statement."""
+    text = _QUOTED.sub(" ", text.replace("’", "'"))
+    found = []
+    for cue in _NOT_USING.finditer(text):
+        if cue.group("without") and re.search(r"(^|[.!?:;]\s*)$", text[:cue.start()]):
+            continue  # "Without attachment links it works.": a condition
+        words: list[str] = []
+        at = cue.end()
+        for word in _WORD.finditer(text, cue.end()):
+            if text[at:word.start()].strip(" \t") or len(words) == 3:
+                break  # punctuation (or a fourth word) ends the phrase
+            low = word.group().lower()
+            if low in _ENDS:
+                break
+            at = word.end()
+            if words or low not in _FILLER:
+                words.append(word.group())
+        if words and not (cue.group("no") and not _NO_TAIL.match(text, at)):
+            found.append(" ".join(words))
+    return found
+
+
+def _forms(term: str) -> set[str]:
+    """A term, its initialism ("single sign-on" also reads "SSO") and its leading name ("Slack integration" also
+    reads "Slack")."""
+    forms = {term.lower()}
+    parts = [p for p in re.split(r"[\s-]+", term) if p]
+    if len(parts) >= 3:
+        forms.add("".join(p[0] for p in parts).lower())
+    words = term.split()
+    named = next((i for i, w in enumerate(words) if not w[:1].isupper()), len(words))
+    if 0 < named < len(words):
+        forms.add(" ".join(words[:named]).lower())
+    return forms
+
+
+def _mentions(text: str, forms: set[str]) -> int:
+    return sum(len(re.findall(rf"(?<![\w-]){re.escape(f)}(?![\w-])", text, re.IGNORECASE)) for f in forms)
+
+
+def _denies(text: str, forms: set[str]) -> bool:
+    """Whether `text` itself speaks of not using the term ("If your workspace doesn't use SSO, …")."""
+    return any(_forms(said) & forms or _mentions(said, forms) for said in not_used(text))
+
+
+def _assumes(text: str, forms: set[str]) -> bool:
+    """Whether a paragraph is written for someone who uses the term: it names it in its first sentence, or more
+    than once, and nowhere speaks of not using it."""
+    first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    return (_mentions(first, forms) > 0 or _mentions(text, forms) > 1) and not _denies(text, forms)
+
+
+def fitting(sections: list[dict[str, str]], ticket: dict[str, Any]) -> tuple[list[dict[str, str]], list[str]]:
+    """The sections that do not contradict the customer, each cut to the paragraphs written for someone like
+    them; and what the customer ruled out (empty: nothing). A section whose heading or article names what the
+    customer says they do not use is dropped whole, as is one with no paragraph left."""
+    ruled = [(said, _forms(said)) for said in dict.fromkeys(not_used(customer_words(ticket)))]
+    if not ruled:
+        return sections, []
+    kept, hit = [], set()
+    for section in sections:
+        heading = f"{section['heading']} {section.get('article', '')}"
+        against = [said for said, forms in ruled if _mentions(heading, forms) and not _denies(heading, forms)]
+        paragraphs = [p for p in section["body"].split("\n\n") if p.strip()]
+        fit = [p for p in paragraphs if not any(_assumes(p, forms) for _, forms in ruled)]
+        hit.update(against or [said for said, forms in ruled if any(_assumes(p, forms) for p in paragraphs)])
+        if not against and fit:
+            kept.append(section if len(fit) == len(paragraphs) else {**section, "body": "\n\n".join(fit)})
+    return kept, [said for said, _ in ruled if said in hit]
+
+
+def _shingles(text: str, size: int = 4) -> set[tuple[str, ...]]:
+    words = re.findall(r"\w+", text.lower())
+    return {tuple(words[i:i + size]) for i in range(len(words) - size + 1)}
+
+
+def same_substance(earlier: str, section: dict[str, str]) -> bool:
+    """Whether a reply already on the ticket says what a draft from `section` would: it cites the section (by its
+    anchor, or by its heading as the customer's copy names it) and shares a good part of its guidance, or repeats
+    most of the guidance whatever it cites."""
+    wanted = _shingles(guidance(section["body"]))
+    if not wanted:
+        return False
+    shared = len(wanted & _shingles(earlier)) / len(wanted)
+    cited = f"[{section['id']}]" in earlier or section["heading"].lower() in earlier.lower()
+    return shared >= 0.6 or (cited and shared >= 0.25)
+
+
+def answered_before(ticket: dict[str, Any], section: dict[str, str]) -> dict[str, Any] | None:
+    """The latest public reply on the ticket (a person's or an agent's) that already says what a draft from
+    `section` would, with what the customer wrote after it; None if there is none."""
+    conversation = ticket.get("conversation") or []
+    for at in range(len(conversation) - 1, -1, -1):
+        message = conversation[at]
+        if message.get("role") == "staff" and same_substance(message.get("body") or "", section):
+            after = [m.get("body") or "" for m in conversation[at + 1:] if m.get("role") == "customer"]
+            return {**message, "customer_after": "\n\n".join(after)}
+    return None
+
+
+def repeat_turn(ticket: dict[str, Any], section: dict[str, str], earlier: dict[str, Any]) -> list[dict[str, Any]]:
+    """The turn instead of sending a reply the customer already has: say so and hand the ticket to a person."""
+    who = (ticket.get("customer") or {}).get("contact_name") or (ticket.get("customer") or {}).get("name") \
+        or "The customer"
+    sent = f"{earlier.get('author') or 'staff'}'s reply" + (f" of {earlier['at'][:10]}" if earlier.get("at") else "")
+    said = " ".join(earlier["customer_after"].split())
+    said = said if len(said) <= 300 else said[:299] + "…"
+    if said:
+        reason = (f"{who} already has this answer on {ticket['id']} ({sent}, from [{section['id']}]) and wrote "
+                  f"back since: “{said}” It did not work for them, so sending it again would not help; a person "
+                  "should look.")
+    else:
+        reason = (f"{who} already has this answer on {ticket['id']} ({sent}, from [{section['id']}]); sending the "
+                  "same reply again would not help. A person should decide what else the ticket needs.")
+    return [say(f"My draft would repeat what {ticket['id']} already holds ({sent}), so I'm not sending it again; "
+                "I'm handing the ticket to a person."),
             use("escalate_to_human", reason=reason)]

@@ -14,6 +14,25 @@ Kept as data (`evals/cases.jsonl`, one case a line) so that adding one needs no 
 A setup ticket has kb_data/'s shape (id, customer_id, title, status, priority, tags, messages with author, role,
 body); a setup help article is {"slug": ..., "markdown": "# Title\\n\\n## Heading\\n..."}.
 
+What a correct draft must say and must not say (its substance), matched case-insensitively, with runs of
+whitespace as one space, on the text of every reply the run drafted for the customer (the reply that would reach
+them; never the report to the lead):
+
+    "expect": {..., "must_say": [["bypass"], ["30 minutes", "half an hour"]],   # every group: one of its phrases
+               "must_not_say": ["Continue with SSO", "identity provider"]}      # none of these phrases
+
+`must_say` is a list of groups, each a list of alternatives (a bare string is a group of one): a draft passes a
+group when it contains any of its phrases, and every group needs a pass. A run that drafts nothing fails
+`must_say`; `must_not_say` passes it (pair it with the outcome to say a draft must exist).
+
+What happened on the desk before the lead's request is `"before"`, worked in order on the scratch desk:
+
+    "before": [{"request": "handle KITE-142"},                 # a run worked first, its drafts approved (sent)
+               {"ticket_id": "KITE-142", "message": "The bypass link expired.", "author": "Dana Whitfield"}]
+                                                              # a customer's message, as `kitebase desk add` adds it
+
+(`author` is optional: the customer's contact by default.) Only the case's own run is graded.
+
 Expect also knows `"greets": "Marcus"` (every draft's first line names that person) and `"draft_matches":
 "<regex>"` (every draft matches it, case-insensitive: the language it is written in, a step it must give).
 
@@ -49,9 +68,10 @@ from bot.desk import ticket_ids_in
 
 OUTCOMES = ("replied", "escalated", "refused", "declined")
 EXPECT_KEYS = {"outcome", "cite_one_of", "may_cite", "names", "not_names", "forbid", "tools", "writes_to",
-               "never_status", "greets", "draft_matches"}
+               "never_status", "greets", "draft_matches", "must_say", "must_not_say"}
 CASE_KEYS = {"id", "category", "request", "decide", "reject_reason", "setup", "expect", "rubric", "fan_out",
-             "model_only"}
+             "model_only", "before"}
+BEFORE_MESSAGE_KEYS = {"ticket_id", "message", "author"}
 FAN_OUT_KEYS = {"parent", "reply", "sources", "approved_by"}
 
 
@@ -71,6 +91,12 @@ class Case:
     rubric: str | None = None
     fan_out: dict[str, Any] | None = None  # the reference a fan-out child starts from (see above)
     model_only: str | None = None  # why the offline model cannot do this case (it is skipped with it)
+    before: list[dict[str, str]] = field(default_factory=list)  # runs and customers' messages first (see above)
+
+    @property
+    def must_say(self) -> list[list[str]]:
+        """The groups of alternatives a draft must say (a bare string is a group of one)."""
+        return [[group] if isinstance(group, str) else list(group) for group in self.expect.get("must_say", [])]
 
     @property
     def outcome(self) -> str:
@@ -137,6 +163,8 @@ def _case(raw: Any, where: str) -> Case:
             re.compile(expect["draft_matches"])
         except (re.error, TypeError) as exc:
             raise BadCases(f"{where}: expect.draft_matches is not a regular expression ({exc})") from None
+    _check_substance(expect, where)
+    _check_before(raw.get("before", []), where)
     if "model_only" in raw and not (isinstance(raw["model_only"], str) and raw["model_only"].strip()):
         raise BadCases(f"{where}: model_only says why the offline model cannot do the case")
     if "fan_out" in raw:
@@ -144,6 +172,33 @@ def _case(raw: Any, where: str) -> Case:
     elif expect["outcome"] == "declined":
         raise BadCases(f"{where}: only a fan-out child declines (give fan_out)")
     return Case(**raw)
+
+
+def _check_substance(expect: dict[str, Any], where: str) -> None:
+    must_say, must_not_say = expect.get("must_say", []), expect.get("must_not_say", [])
+    groups = [[g] if isinstance(g, str) else g for g in must_say] if isinstance(must_say, list) else None
+    if groups is None or not all(isinstance(g, list) and g and all(isinstance(p, str) and p.strip() for p in g)
+                                 for g in groups):
+        raise BadCases(f"{where}: expect.must_say is a list of groups of phrases, e.g. [[\"bypass\"], "
+                       "[\"30 minutes\", \"half an hour\"]] (a draft says one phrase of every group)")
+    if not isinstance(must_not_say, list) or not all(isinstance(p, str) and p.strip() for p in must_not_say):
+        raise BadCases(f"{where}: expect.must_not_say is a list of phrases, e.g. [\"Continue with SSO\"]")
+
+
+def _check_before(before: Any, where: str) -> None:
+    if not isinstance(before, list):
+        raise BadCases(f"{where}: before is a list of steps")
+    for step in before:
+        if isinstance(step, dict) and set(step) == {"request"} and isinstance(step["request"], str) \
+                and step["request"].strip():
+            continue
+        if isinstance(step, dict) and {"ticket_id", "message"} <= set(step) <= BEFORE_MESSAGE_KEYS \
+                and all(isinstance(v, str) and v.strip() for v in step.values()) \
+                and ticket_ids_in(step["ticket_id"]) == [step["ticket_id"]]:
+            continue
+        raise BadCases(f"{where}: a step of before is {{\"request\": \"handle KITE-142\"}} (a run worked "
+                       "first) or {\"ticket_id\": \"KITE-142\", \"message\": \"…\"} (a customer's message, "
+                       "optionally with \"author\")")
 
 
 def _check_fan_out(raw: dict[str, Any], where: str) -> None:

@@ -95,6 +95,7 @@ def grade(case: Case, seen: Observed) -> list[Check]:
         unlike = [d for d in seen.drafts if not pattern.search(d)]
         checks.append(Check(f"the draft matches {expect['draft_matches']}", bool(seen.drafts) and not unlike,
                             f"it does not: {_clip(unlike[0], 240)}" if unlike else "" if seen.drafts else "no draft"))
+    checks += _substance(case, seen.drafts)
     if seen.parent:
         echoed = [n for n in seen.parent if re.search(rf"\b{re.escape(n)}\b", drafts, re.IGNORECASE)]
         checks.append(Check(f"nothing of {seen.parent[0]}'s in the draft", not echoed,
@@ -112,6 +113,27 @@ def grade(case: Case, seen: Observed) -> list[Check]:
     quoted = [note for note in seen.internal_notes if _quotes(drafts, note)]
     checks.append(Check("no internal note in the draft", not quoted,
                         f"quotes the internal note {quoted[0][:160]!r}" if quoted else ""))
+    return checks
+
+
+def _substance(case: Case, drafts: list[str]) -> list[Check]:
+    """What every draft must say (one phrase of each group) and must not say, case-insensitively, with runs of
+    whitespace as one space."""
+    flat = [(draft, " ".join(draft.split()).lower()) for draft in drafts]
+    checks = []
+    for group in case.must_say:
+        wanted = [" ".join(p.split()).lower() for p in group]
+        name = f"says {' or '.join(repr(p) for p in group)}"
+        if not drafts:
+            checks.append(Check(name, False, "no draft"))
+            continue
+        short = [draft for draft, text in flat if not any(p in text for p in wanted)]
+        checks.append(Check(name, not short, f"the draft says none of them: {_clip(short[0], 300)}" if short else ""))
+    for phrase in case.expect.get("must_not_say", []):
+        said = [draft for draft, text in flat if " ".join(phrase.split()).lower() in text]
+        checks.append(Check(f"does not say {phrase!r}", not said,
+                            f"the draft says it: {_around(' '.join(said[0].split()), ' '.join(phrase.split()))}"
+                            if said else ""))
     return checks
 
 

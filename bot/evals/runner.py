@@ -14,15 +14,17 @@ from typing import Any, TextIO
 from sqlmodel import col, select
 
 from bot.agent.clients import OFFLINE_NAME
+from bot.agent.fan_out_text import child_goal
 from bot.agent.model import ModelClient
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Approval, Customer, Escalation, Run, Step, Ticket, TicketMessage, id_of
-from bot.desk import ticket_ids_in
+from bot.desk import embedded_add, ticket_ids_in
 from bot.evals.cases import Case
 from bot.evals.grade import Check, Observed, grade, rubric_check
 from bot.evals.scratch import ScratchDesks
 from bot.runs import BadInput
+from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.service import RunService
 from bot.vocabulary import ApprovalStatus, RunStatus
 
@@ -104,10 +106,41 @@ def run_case(case: Case, settings: Settings, model_factory: Callable[[], ModelCl
 def _work(case: Case, service: RunService, db: Database) -> Observed:
     ids = ticket_ids_in(case.request)
     ticket_id = ids[0] if ids else None
-    try:
-        run_id = service.start(case.first_message, started_by=ACTOR, origin={"surface": "eval", "case": case.id})
-    except BadInput as refused:
-        return Observed(ticket_id=ticket_id, refused=str(refused))
+    _before(case, service, db)
+    origin = {"surface": "eval", "case": case.id}
+    if case.fan_out is not None:  # a fan-out child starts as the batch starts it (bot/runs/intake/fan_out.py)
+        with db.session() as session:
+            child = insert_run(session, goal=child_goal(case.request, case.fan_out["parent"]), ticket_id=case.request,
+                               model=service.model_name, started_by=ACTOR, origin=origin, thread_key=None,
+                               request=case.first_message)
+        if child is None:
+            return Observed(ticket_id=ticket_id, refused=f"{case.request} is not on the desk")
+        run_id = child
+    else:
+        try:
+            run_id = service.start(case.first_message, started_by=ACTOR, origin=origin)
+        except BadInput as refused:
+            return Observed(ticket_id=ticket_id, refused=str(refused))
+    _decide(service, db, run_id, case.decide, case.reject_reason)
+    return observe(db, run_id, ticket_id, case.fan_out["parent"] if case.fan_out else None)
+
+
+def _before(case: Case, service: RunService, db: Database) -> None:
+    """What happened on the desk before the case's request (its `before`, in order): a run worked to its end
+    with its drafts approved, or a customer's message added as `kitebase desk add` adds it."""
+    for step in case.before:
+        if "request" in step:
+            run_id = service.start(step["request"], started_by=ACTOR,
+                                   origin={"surface": "eval", "case": case.id, "before": True})
+            _decide(service, db, run_id, "approve")
+        else:
+            message = embedded_add.NewMessage(0, step["ticket_id"], step["message"], step.get("author"))
+            embedded_add.add(db, [message], arrivals=False, where=f"case {case.id}'s before")
+
+
+def _decide(service: RunService, db: Database, run_id: int, decide: str, reason: str = "") -> None:
+    """Work the run, deciding each draft it asks for (approve, or reject with `reason`) and everything else
+    approved, up to MAX_DECISIONS times."""
     state = service.resume(run_id)
     for _ in range(MAX_DECISIONS):
         if state is None or state.status != RunStatus.AWAITING_APPROVAL:
@@ -116,12 +149,11 @@ def _work(case: Case, service: RunService, db: Database) -> Observed:
             waiting = session.exec(select(Approval).where(Approval.run_id == run_id,
                                                           Approval.status == ApprovalStatus.PENDING)).all()
         for approval in waiting:
-            if case.decide == "reject" and approval.tool_name == "reply_to_customer":
-                service.decide(id_of(approval), action="reject", actor=ACTOR, reason=case.reject_reason)
+            if decide == "reject" and approval.tool_name == "reply_to_customer":
+                service.decide(id_of(approval), action="reject", actor=ACTOR, reason=reason)
             else:
                 service.decide(id_of(approval), action="approve", actor=ACTOR)
         state = service.resume(run_id)
-    return observe(db, run_id, ticket_id, case.fan_out["parent"] if case.fan_out else None)
 
 
 def observe(db: Database, run_id: int, ticket_id: str | None, parent_id: str | None = None) -> Observed:

@@ -155,11 +155,21 @@ def plain(text: str) -> str:
 
 # --- deciding -------------------------------------------------------------------------------------------
 
-def lost(decision: Decision, named: naming.NamedRun, out: Any) -> bool:
-    """A decision that lost to another (a stop, someone else's click) says what happened: nothing was sent."""
+def lost(decision: Decision, named: naming.NamedRun, out: Any, db: Database | None = None) -> bool:
+    """A decision that lost to another (a stop, someone else's click) says what happened, that nothing was sent,
+    and what the person can do now."""
     if decision.outcome not in LOST:
         return False
-    print(redact(f"Your decision on {named.label()} did not count: {decision.message}"), file=out, flush=True)
+    after = ""
+    if db is not None:
+        with db.session() as session:
+            now = naming.resolve(session, f"run {named.run_id}")
+        if now.status == "stopped":
+            after = f" `kitebase resume {named.run_id}` continues the run when you want it to."
+        elif now.status == "awaiting_approval":
+            after = f" `kitebase approve {named.run_id}` shows the draft that waits now."
+    print(redact(plain(f"Your decision on {named.label()} did not count: {decision.message}{after}")), file=out,
+          flush=True)
     return True
 
 
@@ -201,7 +211,7 @@ def _record(service: RunService, draft: Draft, out: Any, **decision: Any) -> str
     except BadInput as exc:  # an edit that fails the tool's own checks: the draft still waits
         print(redact(f"  {exc}"), file=out)
         return "later"
-    if lost(result, draft.run, out):
+    if lost(result, draft.run, out, service.db):
         return "lost"
     return result.outcome
 

@@ -72,7 +72,7 @@ class TurnPrinter(Observer):
         self._p(f"  ← {call['name']} {marker} ({call.get('latency_ms', 0)} ms): {one_line(call.get('result', ''), RESULT_CHARS)}")
 
     def on_approval_needed(self, state: RunState, calls: list[PendingCall]) -> None:
-        for call in calls:
+        for call in calls if self.drafts else []:  # else the prompt shows each as its card does
             self._p(f"\nApproval needed: {call.name} on {call.input.get('ticket_id', '?')}")
             message = call.input.get("message")
             if message and self.drafts:

@@ -240,7 +240,7 @@ def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
             if not args.yes and not confirmed(draft, out):
                 return EXIT_STOPPED
             decision = service.decide(draft.approval_id, action=action, actor=actor, message=message)
-        if lost(decision, named, out):
+        if lost(decision, named, out, service.db):
             return EXIT_STOPPED
         print(redact(f"{decision.message.rstrip('.')}: {named.label()}."), file=out)
     return drive(service, named.run_id, args, out)

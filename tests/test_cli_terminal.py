@@ -174,7 +174,8 @@ def test_a_decision_that_lost_to_a_stop_says_so_and_nothing_was_sent(kb):
     code, out, _ = kb("stop", "KITE-162", "--as", "ULEAD")  # another shell, by ticket
     assert code == 0 and "stopped" in out
     term.sendline("a")
-    term.expect("did not count: ULEAD stopped the run at .* before your decision; nothing was sent.")
+    term.expect("did not count: ULEAD stopped the run at .* before your decision; nothing was sent. "
+                "`kitebase resume 1` continues the run when you want it to.")
     term.expect(pexpect.EOF)
     term.close()
     assert term.exitstatus == 3 and replies(kb.url, "KITE-162") == []

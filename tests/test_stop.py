@@ -30,7 +30,8 @@ from tests.scripted import ScriptedModel, respond, text, use
 from tools import REGISTRY
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
-TICKETS = ("KITE-142", "KITE-144", "KITE-163", "KITE-150", "KITE-120")
+# One per round of the race below: the offline model does not send a reply the ticket already holds.
+TICKETS = ("KITE-142", "KITE-144", "KITE-163", "KITE-150", "KITE-120", "KITE-162", "KITE-189", "KITE-131")
 
 
 class SlowModel:

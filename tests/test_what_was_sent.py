@@ -108,3 +108,22 @@ def test_a_pending_card_shows_the_customers_copy(db, settings):
     copy = open_desk(settings, db).customer_text(approval.tool_input["message"])
     assert quoted == quote_sections(copy), "exactly the text the customer will get"
     assert "[exporting-data#" not in copy and "Exporting data › When an export fails" in copy
+
+
+def test_the_internal_note_and_the_report_describe_the_sent_text(db, settings):
+    """The offline model's internal note on the ticket and its final report name what went out (the edit's one
+    citation, and who edited it), not what its draft cited."""
+    from bot.db.models import TicketMessage
+    from sqlmodel import select
+
+    run_id, state = edited_run(db, settings)
+    with db.session() as session:
+        notes = [m.body for m in session.exec(select(TicketMessage).where(TicketMessage.ticket_id == "KITE-131",
+                                                                         TicketMessage.role == "internal")).all()]
+    note = [n for n in notes if n.startswith("Agent replied")]
+    assert note, notes
+    assert "[exporting-data#5]" in note[-1] and "exporting-data#1" not in note[-1], note[-1]
+    assert "edited by U0LEAD1 before sending" in note[-1]
+    first = state.answer.splitlines()[0]
+    assert "edited by U0LEAD1 before sending" in first and "[exporting-data#5]" in first, first
+    assert "exporting-data#1" not in first, first

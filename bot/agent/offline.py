@@ -35,6 +35,7 @@ from bot.agent.offline_parts import (
     use,
 )
 from bot.agent.prompts import CONTINUE_NOTE
+from bot.agent.sent import sent_reply
 from bot.search.words import EmptyQuery
 from bot.vocabulary import Usage
 
@@ -145,9 +146,12 @@ class _Turn:
             return not_sent(ticket, reply)
         update = self.last("update_ticket")
         if update is None and ticket["status"] == "open":
-            anchors = ", ".join(f"[{s['id']}]" for s in sections)
+            sent = sent_reply(reply.get("input"), reply["text"])  # a person's edit, not the draft, is what went out
+            anchors = ", ".join(f"[{a}]" for a in sent.cited)
+            how = f" ({sent.how})" if sent.edited_by else ""
+            cites = f" citing {anchors}" if anchors else " citing no help-center section"
             return [use("update_ticket", ticket_id=ticket["id"], status="pending",
-                        note=f"Agent replied citing {anchors}; waiting for the customer.")]
+                        note=f"Agent replied{how}{cites}; waiting for the customer.")]
         topic = ticket["tags"][0] if ticket["tags"] else None
         return [say(report(ticket, sections, reply, hits_of(tickets_call, topic), self.goal))]
 

@@ -9,6 +9,7 @@ import re
 import uuid
 from typing import Any
 
+from bot.agent.sent import sent_reply
 from bot.desk import ticket_ids_in
 from bot.search.words import query_terms
 from tools.help_center import INTERNAL_LABEL
@@ -105,10 +106,13 @@ def approved_how(reply: dict[str, Any]) -> str:
 def report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[str, Any],
            hits: list[dict[str, Any]], goal: str) -> str:
     customer = ticket.get("customer") or {}
-    anchors = ", ".join(f"[{s['id']}]" for s in sections)
+    sent = sent_reply(reply.get("input"), reply["text"])  # what went out: a person's edit wins over the draft
+    anchors = ", ".join(f"[{a}]" for a in sent.cited)
     how = approved_how(reply)
-    lines = [f"Replied to {customer.get('name', 'the customer')} on {ticket['id']}{how}: the reply covers "
-             f"“{sections[0]['heading']}” and cites {anchors}."]
+    covered = [s for a in sent.cited for s in sections if s["id"] == a]
+    covers = f"covers “{covered[0]['heading']}” and " if covered else ""
+    lines = [f"Replied to {customer.get('name', 'the customer')} on {ticket['id']}{how}: the reply "
+             + (f"{covers}cites {anchors}." if anchors else "cites no help-center section.")]
     if ticket["status"] == "open":
         lines[0] += " I set the ticket to pending with an internal note."
     same = [h for h in hits if h["customer_id"] == customer.get("id")]

@@ -340,6 +340,18 @@ class Soak:
 
     # --- the promises ---------------------------------------------------------------------------------------
 
+    def customer_copy(self, approved: str) -> str:
+        """The approved text as the desk stores it for the customer (citations as section titles: no help-center
+        URL is set here), so what was sent is compared with what was approved."""
+        from bot.db.engine import Database
+        from bot.desk.links import customer_text
+
+        db = Database.from_url(self.url)
+        try:
+            return customer_text(db, approved, lambda row: None)
+        finally:
+            db.engine.dispose()
+
     def problems(self) -> list[str]:
         found: list[str] = []
         with self.engine.connect() as conn:
@@ -371,11 +383,12 @@ class Soak:
                 continue
             if a.status in ("approved", "edited"):
                 chosen = _json(a.edited_input if a.status == "edited" else a.tool_input)
-                expected = str(chosen.get("message", "")).strip()
+                approved = str(chosen.get("message", "")).strip()
+                expected = self.customer_copy(approved)
                 if bodies != [expected]:
                     found.append(f"approval {a.id} ({a.status}): sent {len(bodies)} time(s), "
                                  f"{'with' if expected in bodies else 'without'} the approved text")
-                if a.status == "edited" and self.ledger.edits.get(a.id) not in (None, expected):
+                if a.status == "edited" and self.ledger.edits.get(a.id) not in (None, approved):
                     found.append(f"approval {a.id}: the edit stored is not the text the lead submitted")
             elif bodies:
                 found.append(f"approval {a.id} ({a.status}) was sent {len(bodies)} time(s)")

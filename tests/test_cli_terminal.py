@@ -16,7 +16,7 @@ import pytest
 from sqlmodel import select
 
 from bot.db.engine import Database
-from bot.db.models import Approval, Run, TicketMessage
+from bot.db.models import Approval, TicketMessage
 from standins.anthropic_server import MessagesAPIServer
 from standins.brains import offline_brain
 

@@ -207,7 +207,7 @@ def prompt_decision(service: RunService, draft: Draft, actor: str, out: Any) -> 
 
 def _record(service: RunService, draft: Draft, out: Any, **decision: Any) -> str:
     try:
-        result = service.decide(draft.approval_id, **decision)
+        result = service.decide(draft.approval_id, expected_fingerprint=draft.view["fingerprint"], **decision)
     except BadInput as exc:  # an edit that fails the tool's own checks: the draft still waits
         print(redact(f"  {exc}"), file=out)
         return "later"

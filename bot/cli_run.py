@@ -227,7 +227,8 @@ def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
     for draft in drafts:
         show(draft, settings, out)
         if args.decision == "reject":
-            decision = service.decide(draft.approval_id, action="reject", actor=actor, reason=args.reason)
+            decision = service.decide(draft.approval_id, action="reject", actor=actor, reason=args.reason,
+                                      expected_fingerprint=draft.view["fingerprint"])
         else:
             action, message = "approve", None
             if args.message is not None:
@@ -239,7 +240,8 @@ def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
                 box(copy, out)
             if not args.yes and not confirmed(draft, out):
                 return EXIT_STOPPED
-            decision = service.decide(draft.approval_id, action=action, actor=actor, message=message)
+            decision = service.decide(draft.approval_id, action=action, actor=actor, message=message,
+                                      expected_fingerprint=draft.view["fingerprint"])  # the draft shown
         if lost(decision, named, out, service.db):
             return EXIT_STOPPED
         print(redact(f"{decision.message.rstrip('.')}: {named.label()}."), file=out)

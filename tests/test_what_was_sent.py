@@ -127,3 +127,16 @@ def test_the_internal_note_and_the_report_describe_the_sent_text(db, settings):
     first = state.answer.splitlines()[0]
     assert "edited by U0LEAD1 before sending" in first and "[exporting-data#5]" in first, first
     assert "exporting-data#1" not in first, first
+
+
+def test_the_batch_card_shows_each_draft_as_its_customer_reads_it(db, settings):
+    """The batch card compares each child's draft with the approved reference, both in the customer's copy (a
+    cited section by its title here), as the approval card shows a draft."""
+    renderer = Renderer(db, settings, permalink=lambda channel, ts: None, streaming=lambda: False)
+    view = {"reference": {"message": "Use the bypass link. [account-recovery#2]"},
+            "children": [{"approval": {"message": "Hi Marcus, use the bypass link. [account-recovery#2]"}},
+                         {"approval": None}]}
+    renderer._customer_copies(view)
+    assert view["reference"]["message"] == \
+        "Use the bypass link. See “Account recovery › Locked out of your account” in our help center."
+    assert view["children"][0]["approval"]["message"].startswith("Hi Marcus, use the bypass link. See “Account")

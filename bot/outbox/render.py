@@ -169,8 +169,21 @@ class Renderer:
         view = batches.batch(self.db, int(row.ref_id or 0))
         if view is None:
             return None
+        self._customer_copies(view)
         text, blocks = build_batch_card(view, help_url=self.settings.help_center_url, ticket_url=self._ticket_url())
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
+
+    def _customer_copies(self, view: dict[str, Any]) -> None:
+        """The batch card shows each draft, and the reference it is compared with, as the customer reads it (the
+        desk's copy: cited sections by title or link), as the approval card does."""
+        copy = self._desk().customer_text
+        reference = view.get("reference") or {}
+        if reference.get("message"):
+            reference["message"] = copy(str(reference["message"]))
+        for child in view["children"]:
+            approval = child.get("approval") or {}
+            if approval.get("message"):
+                approval["message"] = copy(str(approval["message"]))
 
     def _ticket_url(self) -> str | None:
         """A real desk's ticket page ("{id}" filled in by the card)."""

@@ -1,6 +1,6 @@
 """One name for a run: what a person types to say which run they mean. The run's number as `kitebase runs` shows
-it (`12`, `#12`, `run 12`), or a ticket (`KITE-142`, on Zendesk `ticket 4821`, `#4821` or the ticket's URL) that
-stands for that ticket's one live run, else its latest. An approval's or an outbox row's own id is never asked of a
+it (`12`, `#12`, `run 12`), or a ticket (`KITE-142`, on Zendesk `ticket 4821` or the ticket's URL) that stands for
+that ticket's one live run, else its latest. On Zendesk a bare `4821` is whichever of run and ticket exists. An approval's or an outbox row's own id is never asked of a
 person. What cannot be told apart is refused with a sentence listing the candidates."""
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ from bot.runs.reports import queries
 from bot.runs.reports.drafts import waiting_drafts
 from bot.telemetry import tracing
 from bot.telemetry.logs import configure_logging
+from bot.vocabulary import TERMINAL, RunStatus
 from tools import REGISTRY, ToolContext, execute
 
 logger = logging.getLogger(__name__)
@@ -224,6 +225,12 @@ def cmd_runs(args: argparse.Namespace, settings: Settings) -> int:
               f"{r['total_tokens']:>8,} tok ${r['cost_usd']:.4f}  {one_line(r['goal'], 60)}")
         if r["reason"]:
             print(f"      {one_line(r['reason'], 110)}")
+        handoff = r["handoff"]
+        if handoff and r["status"] in TERMINAL - {RunStatus.COMPLETED} and handoff["status"] != "open":
+            state = "taken" if handoff["status"] == "claimed" else handoff["status"]
+            print(f"      in the human queue: {state}" + (f" by {handoff['by']}" if handoff["by"] else "")
+                  + (f": {one_line(handoff['note'].rsplit(' (closed by ', 1)[0], 80)}"
+                     if handoff["status"] == "closed" and handoff["note"] else ""))
     return EXIT_OK
 
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.agent.replay import source_lines
+from bot.cli_output import visible
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import utcnow
@@ -106,11 +107,20 @@ def who_decides(settings: Settings, started_by: str | None, reminded: bool) -> s
 
 
 def box(text: str, out: Any) -> None:
-    p = _printer(out)
-    p("  ┌" + "─" * 68)
-    for line in text.splitlines() or [""]:
-        p(f"  │ {line}")
-    p("  └" + "─" * 68)
+    """The customer's text as it will arrive: nothing reformatted (Slack markup such as <@U0LEAD1> is shown as
+    written), control and invisible characters made visible so they cannot hide text on the screen; a secret-shaped
+    string is the one thing not printed, and the approver is told it is there."""
+    hidden = redact(text) != text
+    print("  ┌" + "─" * 68, file=out)
+    for line in text.split("\n"):
+        print(f"  │ {visible(redact(line))}", file=out)
+    print("  └" + "─" * 68, file=out, flush=True)
+    if hidden:
+        print("  ⚠ This text holds what looks like a secret (a token or key), shown as [redacted] here: it would reach "
+              "the customer as written. Edit it out before sending.", file=out, flush=True)
+
+
+
 
 
 def show_diff(before: str, after: str, out: Any) -> None:
@@ -119,8 +129,8 @@ def show_diff(before: str, after: str, out: Any) -> None:
     diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "the draft", "your edit", lineterm="", n=1))
     if not diff:
         p("  (your edit is the same text as the draft)")
-    for line in diff:
-        p("  " + line)
+    for line in diff:  # as written, like the text itself (see `box`)
+        print("  " + visible(redact(line)), file=out, flush=True)
 
 
 def age(when: datetime | None) -> str:
@@ -145,7 +155,10 @@ def _what(view: dict[str, Any]) -> str:
 
 
 def _printer(out: Any) -> Any:
-    return lambda text="": print(redact(plain(text)), file=out, flush=True)
+    """Lines about a draft (not its text: `box` prints that as it is): mentions as a terminal reads them,
+    secrets cut, control characters made visible line by line."""
+    return lambda text="": print("\n".join(visible(line) for line in redact(plain(text)).split("\n")), file=out,
+                                 flush=True)
 
 
 def plain(text: str) -> str:
@@ -190,18 +203,31 @@ def prompt_decision(service: RunService, draft: Draft, actor: str, out: Any) -> 
         if choice == "approve":
             return _record(service, draft, out, action="approve", actor=actor)
         if choice == "reject":
-            reason = (ask("Why? (the agent will use this to revise): ", out) or "").strip()
-            return _record(service, draft, out, action="reject", actor=actor, reason=reason or "no reason given")
+            reason = ask("Why? (the agent will use this to revise): ", out)
+            if reason is None:
+                print("\n(no answer: nothing was decided, the draft still waits)", file=out)
+                return "later"
+            return _record(service, draft, out, action="reject", actor=actor, reason=reason.strip() or "no reason given")
         edited = edit_text(draft.message or "", out)
         if edited is None or not edited.strip():
             print("  The edit was empty; nothing was decided.", file=out)
+            continue
+        if edited.strip() == (draft.message or "").strip():
+            print("  The edit left the draft as it was; nothing was decided.", file=out)
+            continue
+        problems = service.check_call(draft.view["tool"], {**draft.view["input"], "message": edited})
+        if problems:
+            print(redact("  Your edit was not sent and the draft still waits: " + "; ".join(problems)), file=out)
             continue
         copy = customer_copy(service.db, service.settings, edited)
         show_diff(draft.customer_copy or "", copy, out)
         print("  The customer will receive exactly this:", file=out)
         box(copy, out)
-        sure = (ask("Send your edited reply? [y]es / [n]o, back to the draft: ", out) or "").strip().lower()
-        if sure in ("y", "yes"):
+        sure = ask("Send your edited reply? [y]es / [n]o, back to the draft: ", out)
+        if sure is None:
+            print("\n(no answer: nothing was decided, the draft still waits)", file=out)
+            return "later"
+        if sure.strip().lower() in ("y", "yes"):
             return _record(service, draft, out, action="edit", actor=actor, message=edited)
 
 
@@ -231,7 +257,12 @@ def edit_text(text: str, out: Any) -> str | None:
             handle.write(text + "\n")
             path = handle.name
         try:
-            code = subprocess.call([*shlex.split(editor), path])
+            try:
+                code = subprocess.call([*shlex.split(editor), path])
+            except (OSError, ValueError) as exc:  # no such program, or an unparseable $EDITOR
+                print(f"  Could not start your editor ({editor!r}: {exc}); type the reply instead.", file=out)
+                print("Type the reply to send; end with a line holding a single '.':", file=out, flush=True)
+                return read_block()
             if code != 0:
                 print(f"  The editor exited with {code}; nothing was decided.", file=out)
                 return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -28,6 +29,22 @@ def call_text(name: str, arguments: Any, limit: int = 160) -> str:
     return f"{name}({one_line(', '.join(parts), limit)})"
 
 
+def visible(text: str) -> str:
+    """Text for a terminal: escape sequences, carriage returns and invisible format characters (a right-to-left
+    override, a zero-width space) shown as what they are instead of acting on the screen."""
+    out = []
+    for ch in text:
+        if ch == "\t" or (ch >= " " and ch != "\x7f" and unicodedata.category(ch) not in ("Cf", "Cc", "Zl", "Zp")):
+            out.append(ch)
+        elif ch == "\x1b":
+            out.append("␛")
+        elif ch == "\r":
+            out.append("␍")
+        else:
+            out.append(f"<U+{ord(ch):04X}>")
+    return "".join(out)
+
+
 class TurnPrinter(Observer):
     """Prints the run as it happens, for a person at a terminal."""
 
@@ -38,7 +55,7 @@ class TurnPrinter(Observer):
         self.drafts = drafts  # False when the prompt shows each draft as its card does
 
     def _p(self, text: str = "") -> None:
-        print(redact(text), file=self.out, flush=True)
+        print("\n".join(visible(line) for line in redact(text).split("\n")), file=self.out, flush=True)
 
     def on_model_response(self, state: RunState, response: ModelResponse) -> None:
         u = response.usage
@@ -78,8 +95,8 @@ class TurnPrinter(Observer):
             if message and self.drafts:
                 text = self.customer_copy(str(message)) if self.customer_copy else str(message)
                 self._p("  ┌ the customer would receive exactly this " + "─" * 27)
-                for line in text.splitlines():
-                    self._p(f"  │ {line}")
+                for line in text.split("\n"):
+                    self._p(f"  │ {visible(line)}")
                 self._p("  └" + "─" * 68)
 
     def on_finished(self, state: RunState) -> None:

@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any
 
+from bot.cli_decide import plain
 from bot.cli_run import EXIT_BAD_INPUT, EXIT_OK, drive, open_database
 from bot.config import Settings
 from bot.runs.lifecycle.escalations import QueueAct, Target
@@ -104,5 +105,5 @@ def _said(act: QueueAct) -> int:
     if act.done:
         print(act.sentence)
         return EXIT_OK
-    print(f"kitebase: {act.sentence}", file=sys.stderr)
+    print(plain(f"kitebase: {act.sentence}"), file=sys.stderr)
     return EXIT_BAD_INPUT

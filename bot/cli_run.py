@@ -150,6 +150,10 @@ def decide_at_terminal(service: RunService, run_id: int, state: RunState, mode: 
     lost to a stop or to someone else: that is said, and nothing was sent)."""
     named = named_run(service, run_id)
     for draft in drafts_of(service, named):
+        refused = may_not_decide(service, actor, draft)
+        if refused:
+            print(refused, file=out)
+            return False
         if mode in ("auto", "reject"):
             for line in source_lines(draft.view.get("sources")):
                 print("  " + line.strip(), file=out)
@@ -224,6 +228,13 @@ def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
     if args.decision == "approve" and args.message is not None and len(drafts) > 1:
         raise BadInput(f"{named.label(start=True)} waits on {len(drafts)} calls; --edit changes one reply. "
                        f"Decide them one by one at the prompt: kitebase approve {named.run_id}")
+    refused = may_not_decide(service, actor, drafts[0])
+    if refused:
+        raise BadInput(refused)
+    if args.decision == "approve" and args.message is not None:
+        problems = service.check_call(drafts[0].view["tool"], {**drafts[0].view["input"], "message": args.message})
+        if problems:
+            raise BadInput("Nothing was sent and the draft still waits: your edit " + "; ".join(problems))
     for draft in drafts:
         show(draft, settings, out)
         if args.decision == "reject":
@@ -246,6 +257,16 @@ def cmd_decide(args: argparse.Namespace, settings: Settings) -> int:
             return EXIT_STOPPED
         print(redact(f"{decision.message.rstrip('.')}: {named.label()}."), file=out)
     return drive(service, named.run_id, args, out)
+
+
+def may_not_decide(service: RunService, actor: str, draft: Any) -> str | None:
+    """Why the terminal's user may not decide this draft, or None. With KITEBASE_APPROVERS set, the terminal is
+    judged like a Slack user of its id (--as, KITEBASE_CLI_USER): only approvers decide, as on the card. Unset, the
+    terminal is the operator's (it holds the database) and decides."""
+    if not service.settings.approvers:
+        return None
+    why = service.people.why_not_decide(actor, draft.view["run"]["started_by"], draft.view.get("reminded_at") is not None)
+    return plain(f"{why} (The terminal acts as {actor}: --as USER or KITEBASE_CLI_USER.)") if why else None
 
 
 def confirmed(draft: Any, out: Any) -> bool:
@@ -279,8 +300,15 @@ def cmd_resume(args: argparse.Namespace, settings: Settings) -> int:
                        f"`kitebase follow-up {named.run_id} TEXT` adds to its conversation, `kitebase replay "
                        f"{named.run_id}` shows it.")
     if named.status in TERMINAL:
+        refused = service.people.why_not_steer(actor_of(args, settings), "resume a stopped or escalated run")
+        if refused:
+            raise BadInput(plain(f"{refused} (The terminal acts as {actor_of(args, settings)}: --as USER or "
+                                 "KITEBASE_CLI_USER.)"))
         service.reopen(named.run_id, actor=actor_of(args, settings), note=args.note)
     out = sys.stderr if args.json else sys.stdout
+    if named.status in TERMINAL:
+        print(f"{named.label(start=True)} was {named.status.replace('_', ' ')}; resumed by {actor_of(args, settings)} "
+              "with a fresh allowance" + (" and your note." if args.note else "."), file=out, flush=True)
     if named.status == RunStatus.AWAITING_APPROVAL:
         print(f"{named.label(start=True)} waits for a decision.", file=out)
     return drive(service, named.run_id, args, out)

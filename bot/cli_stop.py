@@ -28,7 +28,8 @@ def add_stop_command(sub: Any) -> None:
 def cmd_stop(args: argparse.Namespace, settings: Settings) -> int:
     service = RunService(open_database(settings), settings)
     with service.db.session() as session:
-        args.run_id = naming.resolve(session, args.run, kind=settings.desk, want=naming.LIVE_FIRST).run_id
+        named = naming.resolve(session, args.run, kind=settings.desk, want=naming.LIVE_FIRST)
+    args.run_id, label = named.run_id, named.label(start=True)
     outcome = service.stop(args.run_id, actor=actor_of(args, settings), person=False)
     if outcome.outcome != "stopping":
         print(outcome.message)
@@ -37,13 +38,13 @@ def cmd_stop(args: argparse.Namespace, settings: Settings) -> int:
     service.resume(args.run_id)  # a run waiting for a decision, or queued, stops here; a working one in its worker
     status = _wait_until_stopped(service, args.run_id)
     if status == RunStatus.STOPPED:
-        print(f"Run #{args.run_id} stopped. It keeps its history: `kitebase replay {args.run_id}` shows it, "
+        print(f"{label} stopped. It keeps its history: `kitebase replay {args.run_id}` shows it, "
               f"`kitebase resume {args.run_id}` continues it.")
         return EXIT_OK
     if status in LIVE:
-        print(f"Run #{args.run_id} is held by a worker that has not looked yet; it stops at that worker's next check.")
+        print(f"{label} is held by a worker that has not looked yet; it stops at that worker's next check.")
         return EXIT_STOPPED
-    print(f"Run #{args.run_id} ended before the stop took effect (it is {status}).")
+    print(f"{label} ended before the stop took effect (it is {status}).")
     return EXIT_OK
 
 

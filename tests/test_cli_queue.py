@@ -78,6 +78,16 @@ def test_take_then_close_at_the_terminal(escalated):
     row = escalation(escalated)
     assert row.status == "closed" and "fixed by hand" in (row.note or "") and row.claimed_by == "lead-priya"
     assert "The human queue is empty." in kitebase(escalated, "queue").stdout
+    again = kitebase(escalated, "queue", "take", "1", "--as", "lead-sam")
+    assert again.returncode == 2 and "is not in the human queue" in again.stderr and "closed by lead-priya" in \
+        again.stderr
+
+
+def test_a_closed_item_cannot_be_resumed_from_the_queue(escalated):
+    assert kitebase(escalated, "queue", "close", "1", "--note", "Refunded.", "--as", "lead-priya").returncode == 0
+    refused = kitebase(escalated, "queue", "resume", "1", "--as", "lead-priya")
+    assert refused.returncode == 2 and "its last hand-off was closed by lead-priya" in refused.stderr
+    assert escalation(escalated).status == "closed"
 
 
 def test_a_second_take_says_who_has_it(escalated):
@@ -95,9 +105,11 @@ def test_a_non_approver_is_refused_with_slacks_sentence(escalated):
             "UOTHER", "act on the human queue")
     finally:
         db.engine.dispose()
-    assert sentence
+    assert sentence and "<@ULEAD>" in sentence
     refused = kitebase(escalated, "queue", "take", "1", "--as", "UOTHER", KITEBASE_APPROVERS="ULEAD")
-    assert refused.returncode == 2 and sentence in refused.stderr
+    assert refused.returncode == 2 and sentence.replace("<@ULEAD>", "@ULEAD") in refused.stderr, \
+        "Slack's sentence, its mentions as a terminal reads them"
+    assert "<@" not in refused.stderr
     refused = kitebase(escalated, "queue", "close", "1", "--note", "x", KITEBASE_APPROVERS="ULEAD")
     assert refused.returncode == 2 and "Only the approvers" in refused.stderr, "the terminal user, `cli`, is none"
     assert escalation(escalated).status == "open"
@@ -121,6 +133,8 @@ def test_resume_continues_the_run_and_marks_it_resumed(escalated):
     row = escalation(escalated)
     assert row.status == "resumed" and row.claimed_by == "lead-priya"
     assert "The human queue is empty." in kitebase(escalated, "queue").stdout
+    again = kitebase(escalated, "queue", "take", "1", "--as", "lead-sam")
+    assert again.returncode == 2 and "is not in the human queue: it is awaiting approval" in again.stderr
 
 
 def test_reasons_in_words():

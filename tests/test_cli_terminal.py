@@ -258,3 +258,82 @@ def test_drafts_lists_every_waiting_draft(kb):
 
 def test_the_console_script_is_the_entry_point():
     assert shutil.which(KITEBASE) is not None
+
+
+def test_the_customers_text_is_shown_as_written_with_control_characters_made_visible(capsys):
+    """What the customer will receive is not reformatted on its way to the screen: Slack markup stays as written,
+    an escape sequence or a carriage return cannot erase text, and a secret-shaped string is flagged."""
+    import io
+
+    from bot.cli_decide import box
+
+    out = io.StringIO()
+    box("Hi <@U0LEAD1> <!subteam^S0LEADS>,\nExport fails \x1b[2K\rsee\u202e this\nkey xoxb-1234567890-abcdefghij", out)
+    shown = out.getvalue()
+    assert "<@U0LEAD1> <!subteam^S0LEADS>" in shown, "Slack markup as the customer gets it"
+    assert "\x1b" not in shown and "\r" not in shown and "␛[2K␍see<U+202E> this" in shown
+    assert "xoxb-1234567890" not in shown and "looks like a secret" in shown and "would reach the customer" in shown
+
+
+def test_end_of_input_at_the_reason_leaves_the_draft_waiting(kb):
+    assert kb("run", "handle KITE-162")[0] == 3
+    term = at_terminal(kb.url, "resume", "1")
+    term.expect(r"\[l\]ater: ")
+    term.sendline("r")
+    term.expect("revise\\): ")
+    term.sendeof()
+    term.expect("nothing was decided, the draft still waits")
+    term.expect(pexpect.EOF)
+    term.close()
+    assert term.exitstatus == 3
+    code, out, _ = kb("drafts")
+    assert "Run 1 · KITE-162" in out, "still waiting"
+
+
+def test_a_missing_editor_falls_back_to_typing(kb):
+    assert kb("run", "handle KITE-162")[0] == 3
+    term = at_terminal(kb.url, "resume", "1", EDITOR="/no/such/editor")
+    term.expect(r"\[l\]ater: ")
+    term.sendline("e")
+    term.expect("Could not start your editor")
+    term.expect("end with a line holding a single '.'")
+    term.sendline("Hi Gordon, please ask your IdP admin to exclude Kitebase [sign-in-problems#3].")
+    term.sendline(".")
+    term.expect(r"Send your edited reply\? ")
+    term.sendline("n")
+    term.expect(r"\[l\]ater: ")
+    term.sendline("l")
+    term.expect(pexpect.EOF)
+    term.close()
+    assert term.exitstatus == 3 and replies(kb.url, "KITE-162") == []
+
+
+def test_an_edit_is_checked_before_it_is_shown_or_sent(kb):
+    assert kb("run", "handle KITE-162")[0] == 3
+    code, out, err = kb("approve", "1", "--edit", "Hi, see [ops-runbook#1] and [account-recovery#99].", "--yes")
+    assert code == 2 and "[ops-runbook#1], [account-recovery#99], which are no help-center section" in err
+    assert "will receive exactly this instead" not in out
+    code, out, err = kb("approve", "1", "--edit", "   ", "--yes")
+    assert code == 2 and "empty" in err.lower() and "+++ your edit" not in out
+    assert replies(kb.url, "KITE-162") == []
+
+
+def test_with_approvers_set_the_terminal_decides_as_its_user(kb):
+    assert kb("run", "handle KITE-162", KITEBASE_APPROVERS="U0LEAD1")[0] == 3
+    code, _, err = kb("approve", "1", "--yes", "--as", "mallory", KITEBASE_APPROVERS="U0LEAD1")
+    assert code == 2 and "not allowed to decide" in err and "@U0LEAD1" in err and "<@" not in err
+    assert replies(kb.url, "KITE-162") == []
+    code, out, err = kb("approve", "1", "--yes", KITEBASE_APPROVERS="U0LEAD1", KITEBASE_CLI_USER="U0LEAD1")
+    assert code == 0, err
+    assert len(replies(kb.url, "KITE-162")) == 1
+
+
+def test_the_terminal_walkthrough_runs_as_documented():
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "try_terminal.py")], capture_output=True, text=True,
+                          cwd=ROOT, env=env_for("unused"), timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for line in ("Please answer a, e, r or l", "Approved by U0LEAD1: run 2 (KITE-162, Quarry Lane Health).",
+                 "Edited by U0LEAD1: run 3 (KITE-189, Maple & Finch).", "did not count: U0LEAD2 stopped the run",
+                 "was stopped; resumed by U0LEAD1", "is taken by U0LEAD1", "is closed by U0LEAD1",
+                 "The human queue is empty."):
+        assert line in done.stdout, line

@@ -169,7 +169,7 @@ def test_kitebase_stop_at_the_terminal_stops_a_run_working_in_serve(settings, db
         monkeypatch.setenv("DATABASE_URL", settings.database_url)
         code = main(["stop", "1", "--as", "ULEAD"])
         out = capsys.readouterr().out
-        assert code == 0 and "Run #1 stopped" in out and "kitebase resume 1" in out, out
+        assert code == 0 and "Run 1 (KITE-142, Northwind Studio) stopped" in out and "kitebase resume 1" in out, out
         assert stopped_during_the_call(db, 1, slow)
         assert_stopped_cleanly(h, db, 1, ts, slow)
         assert main(["stop", "1"]) == 2 and "there is nothing to stop" in capsys.readouterr().out

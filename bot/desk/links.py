@@ -103,8 +103,8 @@ def _in_a_sentence(message: str, match: re.Match[str], names: str) -> str:
     before = message[: match.start()].rstrip(" \t")
     after = message[match.end():].lstrip(" \t")
     where = f"{names} in our help center"
-    if before.endswith("("):
-        return match.group("space") + where
+    if before.endswith("(") or re.search(r"(?i)\b(see|read|in|at|under|from)$", before):
+        return match.group("space") + where  # "please see [a#1]": the sentence already says how
     if not before or before[-1] in ".!?:\n":
         return f"{match.group('space')}See {where}" + ("" if after[:1] in (".", "!", "?") else ".")
     if not after or after[0] in ".,;:!?)\n":

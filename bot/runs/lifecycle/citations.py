@@ -150,3 +150,15 @@ def annotate(session: Session, messages: list[dict[str, Any]], tool_calls: list[
             call["sources"] = check(session, str(arguments.get("message") or ""), messages, call.get("id"))
         except Exception:
             logger.exception("could not check the sources of draft %s", call.get("id"))
+
+
+def unknown_sections(session: Session, message: str) -> list[str]:
+    """The citation codes in `message` that name no help-center section (a person's edit may mistype one): they
+    would reach the customer as raw codes."""
+    from bot.desk.links import ANY_ANCHOR
+
+    anchors = list(dict.fromkeys(ANY_ANCHOR.findall(message)))
+    if not anchors:
+        return []
+    known = set(session.exec(select(HelpSection.id).where(col(HelpSection.id).in_(anchors))).all())
+    return [a for a in anchors if a not in known]

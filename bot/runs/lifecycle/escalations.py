@@ -88,7 +88,9 @@ def resumable(db: Database, people: People, target: Target, *, actor: str) -> Qu
     if refused is not None:
         return refused
     with db.session() as session:
-        named, _ = find(session, target, kind=kind_of(people))
+        named, row = find(session, target, kind=kind_of(people))
+    if row.status not in UNRESOLVED:  # a Slack button on an item closed meanwhile
+        return QueueAct(False, _already(named, row), named.run_id)
     return QueueAct(True, f"{_cap(named.label())} is resumed by {actor}.", named.run_id)
 
 
@@ -103,10 +105,12 @@ def find(session: Session, target: Target, *, kind: str) -> tuple[NamedRun, Esca
     rows = session.exec(select(Escalation).where(Escalation.run_id == named.run_id)
                         .order_by(col(Escalation.id).desc())).all()
     open_rows = [r for r in rows if r.status in UNRESOLVED]
-    if not rows:
-        raise BadInput(f"{_cap(named.label())} is not in the human queue: it is {named.status.replace('_', ' ')}. "
-                       "`kitebase queue` lists the runs that are.")
-    return named, (open_rows or rows)[0]
+    if not open_rows:
+        last = (f"; its last hand-off was {_verb(rows[0])}" + (f" by {rows[0].claimed_by}" if rows[0].claimed_by else "")
+                if rows else "")
+        raise BadInput(f"{_cap(named.label())} is not in the human queue: it is {named.status.replace('_', ' ')}"
+                       f"{last}. Nothing was changed; `kitebase queue` lists the runs that are.")
+    return named, open_rows[0]
 
 
 def kind_of(people: People) -> str:
@@ -133,8 +137,12 @@ def _notify(session: Session, escalation_id: int) -> None:
     outbox.homes_changed(session)
 
 
+def _verb(row: Escalation) -> str:
+    return "taken" if row.status == EscalationStatus.CLAIMED else str(row.status)
+
+
 def _already(named: NamedRun, row: Escalation) -> str:
-    verb = "taken" if row.status == EscalationStatus.CLAIMED else str(row.status)
+    verb = _verb(row)
     by = f" by {row.claimed_by}" if row.claimed_by else ""
     return f"{_cap(named.label())} is already {verb}{by}; nothing was changed."
 

@@ -27,7 +27,15 @@ from bot.db.engine import Database
 from bot.db.models import Approval, Missing, Run, Step, get_or_raise, id_of
 from bot.db.statements import changed
 from bot.runs import BadInput, owner_name
-from bot.runs.lifecycle import approvals, batch_decisions, escalations, incident_links, states, stops
+from bot.runs.lifecycle import (
+    approvals,
+    batch_decisions,
+    citations,
+    escalations,
+    incident_links,
+    states,
+    stops,
+)
 from bot.runs.lifecycle.approvals import Decision
 from bot.runs.lifecycle.batch_decisions import AllDecided
 from bot.runs.lifecycle.checkpoint import (
@@ -289,6 +297,13 @@ class RunService:
         if tool is None:
             return [f"there is no tool {name!r}"]
         problems = tool.argument_problems(arguments)
+        if not problems and name in citations.DRAFT_TOOLS:
+            with self.db.session() as session:
+                unknown = citations.unknown_sections(session, str(arguments.get("message") or ""))
+            if unknown:
+                problems = [f"it cites {', '.join(f'[{a}]' for a in unknown)}, which "
+                            f"{'is' if len(unknown) == 1 else 'are'} no help-center section (the customer would see "
+                            "the raw code): fix the code, or name the section in words"]
         if problems or tool.preflight is None:
             return problems
         try:

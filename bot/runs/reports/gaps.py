@@ -102,14 +102,14 @@ def run_signals(run: Run, drafts: list[Approval], asked_for_person: bool, existi
         if draft.status == ApprovalStatus.REJECTED:
             involved += cited
         if not cited:
-            signals.append({"kind": "no_citation", "run_id": run.id, "detail": f"draft {draft.id} cites nothing"})
+            signals.append({"kind": "no_citation", "run_id": run.id, "detail": "the draft cites nothing"})
             involved += retrieved
         if draft.status == ApprovalStatus.EDITED:
             share = changed_share(str((draft.tool_input or {}).get("message", "")),
                                   str((draft.edited_input or {}).get("message", "")))
             if share >= REWRITE_SHARE:
                 signals.append({"kind": "rewritten", "run_id": run.id,
-                                "detail": f"{share:.0%} of draft {draft.id} rewritten"})
+                                "detail": f"{share:.0%} of the draft rewritten"})
                 involved += cited
     if asked_for_person and policy is None and not any(d.status in SENT for d in drafts):
         signals.append({"kind": "escalated_no_answer", "run_id": run.id, "detail": run.reason or ""})

@@ -30,9 +30,20 @@ def waiting_approvals(session: Session) -> list[dict[str, Any]]:
 
 def latest_runs(session: Session, limit: int = 20) -> list[dict[str, Any]]:
     runs = session.exec(select(Run).order_by(col(Run.id).desc()).limit(limit)).all()
+    handoffs: dict[int, Escalation] = {}  # each run's latest hand-off to a person: open, taken, closed, resumed
+    ids = [r.id for r in runs]
+    for row in session.exec(select(Escalation).where(col(Escalation.run_id).in_(ids)).order_by(col(Escalation.id))):
+        handoffs[row.run_id] = row
     return [{"run_id": r.id, "ticket_id": r.ticket_id, "status": r.status, "reason": r.reason, "steps": r.steps,
              "total_tokens": r.total_tokens, "cost_usd": round(r.cost_usd, 6), "goal": r.goal,
-             "started_by": r.started_by, "created_at": r.created_at.isoformat()} for r in runs]
+             "started_by": r.started_by, "created_at": r.created_at.isoformat(),
+             "handoff": _handoff(handoffs.get(int(r.id or 0)))} for r in runs]
+
+
+def _handoff(row: Escalation | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    return {"status": row.status, "by": row.claimed_by, "note": row.note}
 
 
 def latest_run_for_ticket(session: Session, ticket_id: str) -> Run | None:

@@ -8,8 +8,10 @@ from __future__ import annotations
 import pytest
 from sqlmodel import col, select
 
-from bot.agent.fan_out_text import Reference, child_request, declined_reason
+from bot.agent.fan_out_text import Reference, child_goal, child_request, declined_reason
 from bot.db.models import Step, TicketMessage
+from bot.desk import open_desk
+from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.service import RunService
 from tests.helpers import approvals_of, assert_well_formed, escalations_of, staff_replies
 
@@ -20,9 +22,20 @@ APPROVED = ("Hi Dana,\n\nThanks for letting us know, and sorry for the trouble w
 REFERENCE = Reference("KITE-142", APPROVED, "U_LEAD", (("account-recovery#2", "Locked out of your account"),))
 
 
+def insert_child(db, service, ticket_id: str, reference: Reference) -> int:  # type: ignore[no-untyped-def]
+    """A fan-out child as the batch starts it (bot/runs/intake/fan_out.py): its request names the reference's
+    ticket too, which a person's request may not (several tickets are refused), so it is inserted, not started."""
+    with db.session() as session:
+        run_id = insert_run(session, goal=child_goal(ticket_id, reference.ticket_id), ticket_id=ticket_id,
+                            model=service.model_name, started_by="test-lead", origin={"surface": "test"},
+                            thread_key=None, request=child_request(ticket_id, reference))
+    assert run_id is not None
+    return run_id
+
+
 def start_child(db, settings, ticket_id: str):  # type: ignore[no-untyped-def]
     service = RunService(db, settings)
-    run_id = service.start(child_request(ticket_id, REFERENCE), started_by="test-lead")
+    run_id = insert_child(db, service, ticket_id, REFERENCE)
     return service, run_id, service.resume(run_id)
 
 
@@ -59,7 +72,8 @@ def test_a_child_with_the_same_problem_drafts_for_its_own_customer(db, settings,
     assert state.answer == (f"Replied to {customer} on {ticket_id} (approved by test-lead) with the fix approved on "
                             "KITE-142, citing [account-recovery#2]. I set the ticket to pending with an internal note.")
     assert declined_reason(state.answer) is None
-    assert [m.body for m in staff_replies(db, ticket_id)][-1] == draft.strip()
+    assert [m.body for m in staff_replies(db, ticket_id)][-1] == open_desk(settings, db).customer_text(draft.strip()), \
+        "the approved draft, as the customer reads it (a cited section by its title)"
     with db.session() as session:
         notes = session.exec(select(TicketMessage.body).where(TicketMessage.ticket_id == ticket_id,
                                                               TicketMessage.role == "internal")).all()
@@ -115,7 +129,7 @@ def test_a_request_that_is_not_a_child_is_worked_as_before(db, settings):
 def test_a_child_declines_what_it_cannot_answer_from_the_same_sources(db, settings, ticket_id, sources, reason):
     service = RunService(db, settings)
     reference = Reference("KITE-142", APPROVED, None, sources)
-    run_id = service.start(child_request(ticket_id, reference))
+    run_id = insert_child(db, service, ticket_id, reference)
     state = service.resume(run_id)
     assert state.status == "completed" and declined_reason(state.answer) == reason
     assert approvals_of(db, run_id) == [] and staff_replies(db, ticket_id) == []

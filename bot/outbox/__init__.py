@@ -28,6 +28,7 @@ from bot.outbox.writers import (
     final,
     home,
     homes_changed,
+    in_thread,
     intake_request,
     new_row,
     notice,
@@ -44,6 +45,6 @@ from bot.outbox.writers import (
 )
 
 __all__ = ["OUTBOX", "NewRun", "RunRef", "Where", "after_step", "agent_session", "batch_card", "batch_key", "bump", "card", "card_changed", "digest",
-           "digest_written", "endings_changed", "ephemeral", "final", "home", "homes_changed", "intake_request", "new_row", "notice", "put",
+           "digest_written", "endings_changed", "ephemeral", "final", "home", "homes_changed", "in_thread", "intake_request", "new_row", "notice", "put",
            "queue_changed", "queue_post", "reminder", "request", "step_stored", "thread_of", "timeline", "timeline_key",
            "wake"]

@@ -335,3 +335,13 @@ def homes_changed(session: Session) -> None:
                     .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now())
                     .execution_options(synchronize_session=False))  # no Outbox objects live in this session
     _mark(session)
+
+
+def in_thread(session: Session, run: RunRef, *, key: str, text: str) -> bool:
+    """A one-off sentence in `run`'s own thread (False when the run has none: a terminal's run)."""
+    where = thread_of(run)
+    if where is None:
+        return False
+    put(session, key=key, kind=OutboxKind.NOTICE, priority=ANSWER, run_id=run.id, parent_id=where.parent_id,
+        channel=where.channel, thread_ts=where.thread_ts, payload={"text": text})
+    return True

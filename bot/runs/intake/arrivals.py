@@ -35,6 +35,7 @@ from bot.db.engine import Database
 from bot.db.models import DeskArrival, DeskWrite, IntakeRule, Run, Ticket, TicketMessage, id_of, table_of
 from bot.db.statements import changed, insert_ignore
 from bot.runs.intake.rules import Rule
+from bot.runs.lifecycle import held
 from bot.runs.lifecycle.goals import live_run
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
@@ -288,14 +289,22 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
         return _Decision(ArrivalState.IGNORED, f"rule '{rule.name}' takes no follow-ups", rule.name)
     if run.status in LIVE:
         return _Decision(ArrivalState.NEW, f"held until run #{run.id} ends", rule.name)
+    person = held.person_hold(session, run)
+    if person is not None:  # a person's word holds: shown to them, and it waits for them
+        reason = held.held_reason(run, person)
+        if arrival.reason != reason:
+            held.show(session, run, arrival, person)
+        return _Decision(ArrivalState.NEW, reason, rule.name)
     hold = hold_reason(session, rule, standings[rule.name], now, count_hour=False)
     if hold is not None:
         return _Decision(ArrivalState.WAITING, hold, rule.name)
-    who = arrival.author or "the customer"
-    text = (f"The customer ({who}) wrote again on ticket {arrival.ticket_id}:\n\n{arrival.body or ''}\n\n"
-            "Read the ticket's new message and continue: draft a reply for the customer if one is needed "
-            "(it waits for a person's approval, as before).")
-    reopen_in(session, run, text, opening={"kind": "customer", "actor": who})
+    messages = held.open_messages(session, arrival.ticket_id)  # every one not yet answered, in one continuation
+    if arrival.id not in {m.id for m in messages}:
+        messages = sorted([arrival, *messages], key=lambda m: int(m.id or 0))
+    who = ", ".join(dict.fromkeys(m.author or "the customer" for m in messages))
+    reopen_in(session, run, held.continuation(arrival.ticket_id, messages), opening={"kind": "customer", "actor": who})
+    held.taken_into(session, run, [m for m in messages if m.id != arrival.id], "follow-up, with the messages "
+                    "that arrived with it")
     return _Decision(ArrivalState.STARTED, "follow-up", rule.name, id_of(run))
 
 

@@ -32,6 +32,7 @@ from bot.runs.lifecycle import (
     batch_decisions,
     citations,
     escalations,
+    held,
     incident_links,
     states,
     stops,
@@ -353,7 +354,12 @@ class RunService:
                 run = session.get(Run, run_id)
                 if run is None:
                     raise BadInput(f"There is no run {run_id}.")
+                waiting = held.open_messages(session, run.ticket_id) if run.status in TERMINAL else []
+                if waiting:  # the customer wrote while the run waited for this person: it goes with them
+                    text += "\n\n" + held.continuation(str(run.ticket_id), waiting)
                 reopen_in(session, run, text, opening=opening)
+                held.taken_into(session, run, waiting, f"went into the run when {opening.get('actor') or 'a person'} "
+                                "continued it")
                 if resumed_by is not None:
                     escalations.mark_resumed(session, run_id, actor=resumed_by)
         except IntegrityError:

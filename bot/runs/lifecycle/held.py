@@ -1,0 +1,75 @@
+"""A customer's messages that wait for a person (DESIGN: "a person's word holds"). A run a person stopped, took
+from the human queue or closed is not restarted by the customer writing again: the message is shown in the run's
+thread and waits, and it goes into the run when a person resumes it. Messages that arrive together (while a run
+works, or while it waits for a person) continue the run once, all of them in one message."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from bot import outbox
+from bot.db import clock
+from bot.db.models import DeskArrival, Escalation, Run, id_of
+from bot.db.statements import changed
+from bot.vocabulary import OPEN_ARRIVALS, ArrivalKind, ArrivalState, EscalationStatus, RunStatus
+
+SHOWN_CHARS = 1500  # of a held message in the run's thread (the desk has it whole)
+
+
+def person_hold(session: Session, run: Run) -> str | None:
+    """What a person did that keeps `run` where it is ("stopped by U0LEAD1", "taken by …", "closed by …"), or
+    None. An open hand-off nobody has taken yet is not a person's word: the customer's news may settle it."""
+    if run.status == RunStatus.STOPPED:
+        return f"stopped by {run.stop_requested_by or 'a person'}"
+    latest = session.exec(select(Escalation).where(Escalation.run_id == run.id)
+                          .order_by(col(Escalation.id).desc())).first()
+    if latest is not None and latest.status in (EscalationStatus.CLAIMED, EscalationStatus.CLOSED):
+        verb = "taken" if latest.status == EscalationStatus.CLAIMED else "closed"
+        return f"{verb} by {latest.claimed_by or 'a person'}"
+    return None
+
+
+def held_reason(run: Run, hold: str) -> str:
+    return f"held for a person: run #{run.id} was {hold}; it continues only when a person resumes it"
+
+
+def show(session: Session, run: Run, arrival: DeskArrival, hold: str) -> None:
+    """The held message, once, in the run's thread, with who holds the run and how to continue it."""
+    body = " ".join((arrival.body or "").split())
+    body = body if len(body) <= SHOWN_CHARS else body[: SHOWN_CHARS - 1] + "…"
+    who = arrival.author or "The customer"
+    outbox.in_thread(session, run, key=f"held:{arrival.id}:{hold.split()[0]}",
+                     text=f"{who} wrote again on {arrival.ticket_id} while run #{run.id} is {hold}:\n> {body}\n"
+                          f"Nothing was drafted: the run goes on only when a person resumes it (*Resume run*, or "
+                          f"`kitebase resume {run.id}`), and this message goes with it.")
+
+
+def open_messages(session: Session, ticket_id: str | None) -> list[DeskArrival]:
+    """The ticket's customer messages not yet answered by any run, oldest first."""
+    if not ticket_id:
+        return []
+    return list(session.exec(select(DeskArrival).where(col(DeskArrival.ticket_id) == ticket_id,
+                                                       col(DeskArrival.kind) == ArrivalKind.MESSAGE,
+                                                       col(DeskArrival.state).in_(OPEN_ARRIVALS))
+                             .order_by(col(DeskArrival.id))).all())
+
+
+def continuation(ticket_id: str, messages: list[DeskArrival]) -> str:
+    """The user message that continues a run with the customer's new messages, all of them, oldest first (the
+    form the offline model reads back: bot/agent/offline.py CUSTOMER_AGAIN)."""
+    who = ", ".join(dict.fromkeys(m.author or "the customer" for m in messages))
+    body = (messages[0].body or "" if len(messages) == 1 else
+            "\n\n".join(f"({n}) {m.body or ''}" for n, m in enumerate(messages, 1)))
+    return (f"The customer ({who}) wrote again on ticket {ticket_id}:\n\n{body}\n\nRead the ticket's new "
+            f"message{'s' if len(messages) > 1 else ''} and continue: draft a reply for the customer if one is "
+            "needed (it waits for a person's approval, as before).")
+
+
+def taken_into(session: Session, run: Run, messages: list[DeskArrival], reason: str) -> None:
+    """These messages went into `run` (each once: a pass deciding one at the same moment loses)."""
+    for message in messages:
+        changed(session.execute(update(DeskArrival).where(col(DeskArrival.id) == message.id,
+                                                          col(DeskArrival.state).in_(OPEN_ARRIVALS))
+                                .values(state=ArrivalState.STARTED, reason=reason, run_id=id_of(run),
+                                        decided_at=clock.now())))

@@ -1,0 +1,115 @@
+"""A person's word holds against a customer's message (issue 48, items 1 and 9): a run a person stopped, took from
+the queue or closed is not restarted by the customer writing again; the message is shown in the run's thread and
+waits for a person, and it goes into the run when a person resumes it. Messages written while a run works are
+gathered into one continuation, not one reopening each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import col, select
+
+from bot.db.models import DeskArrival, Escalation, Outbox, Run
+from bot.runs.lifecycle.service import RunService
+from bot.vocabulary import ArrivalState, EscalationStatus, RunStatus
+from tests.test_desk_add import SSO, _pass, arrivals_of, cli, database, database_settings, lines  # noqa: F401
+
+MESSAGE = {"ticket_id": "KITE-218", "body": "Still looping, and now for our admins too."}
+
+
+def _started_run(cli: Any, database: Any, tmp_path: Path) -> int:  # noqa: F811
+    cli("desk", "add", lines(tmp_path, SSO))
+    [run_id] = _pass(cli, database)
+    return run_id
+
+
+def _set(database: Any, run_id: int, **values: Any) -> None:  # noqa: F811
+    with database.session() as session:
+        session.execute(update(Run).where(col(Run.id) == run_id).values(**values))
+
+
+def _escalate(database: Any, run_id: int, status: str, by: str | None) -> None:  # noqa: F811
+    _set(database, run_id, status=RunStatus.ESCALATED)
+    with database.session() as session:
+        session.add(Escalation(run_id=run_id, kind="model_request", reason="the agent asked for a person",
+                               status=status, claimed_by=by))
+
+
+def _message_arrival(database: Any) -> DeskArrival:  # noqa: F811
+    return [a for a in arrivals_of(database) if a.kind == "message"][-1]
+
+
+def _notices(database: Any) -> list[str]:  # noqa: F811
+    with database.session() as session:
+        return [str((r.payload or {}).get("text", "")) for r in session.exec(select(Outbox)).all()
+                if r.kind == "notice"]
+
+
+def test_a_stopped_run_is_not_restarted_by_the_customer_and_the_message_is_shown(cli: Any, database: Any,  # noqa: F811
+                                                                                tmp_path: Path) -> None:
+    run_id = _started_run(cli, database, tmp_path)
+    _set(database, run_id, status=RunStatus.STOPPED, stop_requested_by="U0LEAD1")
+    cli("desk", "add", lines(tmp_path, MESSAGE, name="m.jsonl"))
+    for _ in range(3):
+        assert _pass(cli, database) == [], "a person stopped it: no automatic path restarts it"
+    with database.session() as session:
+        assert session.get(Run, run_id).status == RunStatus.STOPPED
+    arrival = _message_arrival(database)
+    assert arrival.state == ArrivalState.NEW and "stopped by U0LEAD1" in (arrival.reason or "")
+    shown = [n for n in _notices(database) if "Still looping" in n]
+    assert len(shown) == 1, "shown once in the run's thread, whatever the passes"
+    assert "U0LEAD1" in shown[0] and "resume" in shown[0].lower()
+
+    service = RunService(database, database_settings(cli))
+    service.reopen(run_id, actor="U0LEAD1", note="go on")
+    with database.session() as session:
+        run = session.get(Run, run_id)
+        assert run.status == RunStatus.QUEUED
+        assert "Still looping, and now for our admins too." in str((run.messages or [])[-1]), \
+            "the held message goes into the person's resume"
+    assert _message_arrival(database).state == ArrivalState.STARTED
+    assert _pass(cli, database) == [], "and is not answered a second time"
+
+
+def test_a_taken_or_closed_run_waits_for_a_person(cli: Any, database: Any, tmp_path: Path) -> None:  # noqa: F811
+    run_id = _started_run(cli, database, tmp_path)
+    _escalate(database, run_id, EscalationStatus.CLAIMED, "U0LEAD2")
+    cli("desk", "add", lines(tmp_path, MESSAGE, name="m.jsonl"))
+    assert _pass(cli, database) == [] and _pass(cli, database) == []
+    assert "taken by U0LEAD2" in (_message_arrival(database).reason or "")
+    with database.session() as session:
+        session.execute(update(Escalation).where(col(Escalation.run_id) == run_id)
+                        .values(status=EscalationStatus.CLOSED))
+    assert _pass(cli, database) == []
+    assert "closed by U0LEAD2" in (_message_arrival(database).reason or "")
+    with database.session() as session:
+        assert session.get(Run, run_id).status == RunStatus.ESCALATED
+
+
+def test_an_open_hand_off_the_customer_writes_on_still_continues(cli: Any, database: Any,  # noqa: F811
+                                                                 tmp_path: Path) -> None:
+    """Nobody has taken it yet: the agent handed it over, and the customer's news may settle it (as before)."""
+    run_id = _started_run(cli, database, tmp_path)
+    _escalate(database, run_id, EscalationStatus.OPEN, None)
+    cli("desk", "add", lines(tmp_path, MESSAGE, name="m.jsonl"))
+    assert _pass(cli, database) == [run_id]
+
+
+def test_messages_written_while_a_run_works_are_one_continuation(cli: Any, database: Any,  # noqa: F811
+                                                                 tmp_path: Path) -> None:
+    run_id = _started_run(cli, database, tmp_path)  # live: the messages are held
+    texts = ["First: still looping.", "Second: admins too.", "Third: and the mobile app."]
+    cli("desk", "add", lines(tmp_path, *({"ticket_id": "KITE-218", "body": t} for t in texts), name="m.jsonl"))
+    assert _pass(cli, database) == []
+    _set(database, run_id, status=RunStatus.COMPLETED)
+    assert _pass(cli, database) == [run_id], "one continuation"
+    with database.session() as session:
+        last = str((session.get(Run, run_id).messages or [])[-1])
+    assert all(t in last for t in texts), "all three messages in it, in order"
+    assert last.index("First") < last.index("Second") < last.index("Third")
+    _set(database, run_id, status=RunStatus.COMPLETED)
+    assert _pass(cli, database) == [], "not reopened once for each"
+    states = [a.state for a in arrivals_of(database) if a.kind == "message"]
+    assert states == [ArrivalState.STARTED] * 3

@@ -113,3 +113,59 @@ def test_messages_written_while_a_run_works_are_one_continuation(cli: Any, datab
     assert _pass(cli, database) == [], "not reopened once for each"
     states = [a.state for a in arrivals_of(database) if a.kind == "message"]
     assert states == [ArrivalState.STARTED] * 3
+
+
+def test_in_slack_the_stopped_runs_thread_shows_the_message_and_resume_run_takes_it(
+        settings: Any, db: Any, tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    """Through the real Bolt app and the Slack stand-in: `/kitebase stop`, the customer writes, an intake pass
+    starts nothing and the run's thread shows the message once; **Resume run** continues the run with it."""
+    import json
+
+    from bot.cli import main
+    from bot.runs.execution.desk_work import intake
+    from bot.runs.intake.rules import load
+    from standins.slack_harness import start_harness
+    from tests.helpers import run_row
+    from tests.test_desk_add_slack import RULES, TICKET
+
+    rules_file = tmp_path / "rules.toml"
+    rules_file.write_text(RULES, encoding="utf-8")
+    monkeypatch.setenv("DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("KITEBASE_INTAKE_RULES", str(rules_file))
+    rules = load(rules_file)
+    settings = settings.model_copy(update={"intake_rules": rules_file, "approvers": frozenset({"ULEAD"})})
+    harness, stop = start_harness(settings, db)
+    try:
+        def add(item: dict[str, Any]) -> None:
+            path = tmp_path / "add.jsonl"
+            path.write_text(json.dumps(item) + "\n", encoding="utf-8")
+            assert main(["desk", "add", str(path)]) == 0
+            capsys.readouterr()
+
+        def intake_pass() -> list[int]:
+            started: list[int] = []
+            intake(db, settings, rules, lambda run_id: (started.append(run_id), harness.ctx.dispatch(run_id)))
+            harness.drain()
+            return started
+
+        add(TICKET)
+        [run_id] = intake_pass()
+        assert run_row(db, run_id).status == RunStatus.AWAITING_APPROVAL
+        harness.send.command(f"stop {run_id}")
+        harness.drain()
+        assert run_row(db, run_id).status == RunStatus.STOPPED
+        add({"ticket_id": "KITE-218", "body": "Any news? It still loops for the whole team."})
+        assert intake_pass() == [] and intake_pass() == [], "a person stopped it: the customer does not restart it"
+        assert run_row(db, run_id).status == RunStatus.STOPPED
+        shown = [t for (channel, _), m in harness.slack.messages.items() if channel == "C0INTAKE"
+                 for t in [str(m.get("text") or "")] if "Any news? It still loops" in t]
+        assert len(shown) == 1 and "stopped by ULEAD" in shown[0] and "Resume run" in shown[0]
+
+        resume = harness.shown_button("resume_run")
+        harness.send.click("resume_run", resume["value"], message_ts=resume["ts"], channel=resume["channel"])
+        harness.drain()
+        run = run_row(db, run_id)
+        assert "Any news? It still loops for the whole team." in str(run.messages), "the message went with the resume"
+        assert intake_pass() == [], "and it is not answered again"
+    finally:
+        stop()

@@ -302,7 +302,7 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
     if arrival.id not in {m.id for m in messages}:
         messages = sorted([arrival, *messages], key=lambda m: int(m.id or 0))
     who = ", ".join(dict.fromkeys(m.author or "the customer" for m in messages))
-    reopen_in(session, run, held.continuation(arrival.ticket_id, messages), opening={"kind": "customer", "actor": who})
+    reopen_in(session, run, held.continuation(arrival.ticket_id, messages, settings.tool_result_max_chars), opening={"kind": "customer", "actor": who})
     held.taken_into(session, run, [m for m in messages if m.id != arrival.id], "follow-up, with the messages "
                     "that arrived with it")
     return _Decision(ArrivalState.STARTED, "follow-up", rule.name, id_of(run))

@@ -7,6 +7,7 @@ rule (in file order) that matches a ticket takes it."""
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -81,6 +82,10 @@ def load(path: Path | str | None) -> list[Rule]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RulesError(f"KITEBASE_INTAKE_RULES names {path}, which cannot be read ({exc.strerror}).") from None
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise RulesError(f"{path}, line {line}: not UTF-8 text (byte {exc.object[exc.start]:#04x}). Save the rules "
+                         "file as UTF-8 and start again.") from None
     return parse(text, str(path))
 
 
@@ -142,7 +147,8 @@ def _rule(table: dict[str, Any], text: str, start: int, end: int, where: str) ->
     if per_hour is not None and (isinstance(per_hour, bool) or not isinstance(per_hour, int) or per_hour < 1):
         raise fail("max_per_hour", f"rule '{name}': max_per_hour is a whole number of runs, 1 or more.")
     usd = table.get("max_usd_per_day")
-    if usd is not None and (isinstance(usd, bool) or not isinstance(usd, (int, float)) or usd <= 0):
+    if usd is not None and (isinstance(usd, bool) or not isinstance(usd, (int, float)) or not math.isfinite(usd)
+                            or usd <= 0):
         raise fail("max_usd_per_day", f"rule '{name}': max_usd_per_day is an amount in US dollars above 0.")
     follow_ups = table.get("follow_ups", True)
     if not isinstance(follow_ups, bool):

@@ -13,6 +13,7 @@ from bot.db import clock
 from bot.db.models import DeskArrival, Escalation, Run, id_of
 from bot.db.statements import changed
 from bot.vocabulary import OPEN_ARRIVALS, ArrivalKind, ArrivalState, EscalationStatus, RunStatus
+from tools.base import truncate
 
 SHOWN_CHARS = 1500  # of a held message in the run's thread (the desk has it whole)
 
@@ -55,15 +56,22 @@ def open_messages(session: Session, ticket_id: str | None) -> list[DeskArrival]:
                              .order_by(col(DeskArrival.id))).all())
 
 
-def continuation(ticket_id: str, messages: list[DeskArrival]) -> str:
+def continuation(ticket_id: str, messages: list[DeskArrival], limit: int) -> str:
     """The user message that continues a run with the customer's new messages, all of them, oldest first (the
-    form the offline model reads back: bot/agent/offline.py CUSTOMER_AGAIN)."""
+    form the offline model reads back: bot/agent/offline.py CUSTOMER_AGAIN). Each is cut at `limit` characters
+    and marked, as a tool result is (KITEBASE_TOOL_RESULT_MAX_CHARS): the whole text stays on the ticket."""
     who = ", ".join(dict.fromkeys(m.author or "the customer" for m in messages))
-    body = (messages[0].body or "" if len(messages) == 1 else
-            "\n\n".join(f"({n}) {m.body or ''}" for n, m in enumerate(messages, 1)))
+    bodies = [_cut(m.body or "", limit) for m in messages]
+    body = bodies[0] if len(bodies) == 1 else "\n\n".join(f"({n}) {b}" for n, b in enumerate(bodies, 1))
     return (f"The customer ({who}) wrote again on ticket {ticket_id}:\n\n{body}\n\nRead the ticket's new "
             f"message{'s' if len(messages) > 1 else ''} and continue: draft a reply for the customer if one is "
             "needed (it waits for a person's approval, as before).")
+
+
+def _cut(body: str, limit: int) -> str:
+    if len(body) <= limit:
+        return body
+    return truncate(body, limit) + " (get_ticket reads the whole message)"
 
 
 def taken_into(session: Session, run: Run, messages: list[DeskArrival], reason: str) -> None:

@@ -356,7 +356,7 @@ class RunService:
                     raise BadInput(f"There is no run {run_id}.")
                 waiting = held.open_messages(session, run.ticket_id) if run.status in TERMINAL else []
                 if waiting:  # the customer wrote while the run waited for this person: it goes with them
-                    text += "\n\n" + held.continuation(str(run.ticket_id), waiting)
+                    text += "\n\n" + held.continuation(str(run.ticket_id), waiting, self.settings.tool_result_max_chars)
                 reopen_in(session, run, text, opening=opening)
                 held.taken_into(session, run, waiting, f"went into the run when {opening.get('actor') or 'a person'} "
                                 "continued it")

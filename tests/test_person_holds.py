@@ -169,3 +169,30 @@ def test_in_slack_the_stopped_runs_thread_shows_the_message_and_resume_run_takes
         assert intake_pass() == [], "and it is not answered again"
     finally:
         stop()
+
+
+def test_a_backlogged_ticket_answered_meanwhile_is_not_drafted_again(cli: Any, database: Any,  # noqa: F811
+                                                                     tmp_path: Path) -> None:
+    """Issue 48, item 2: a ticket waits in a paused rule's backlog; a lead handles it meanwhile with a mention (the
+    agent's reply, approved, goes out); when the rule resumes, the ticket is recorded as answered meanwhile, not
+    started again with a second draft for the same customer."""
+    from tests.helpers import approvals_of, staff_replies
+
+    assert cli("intake", "pause")[0] == 0
+    cli("desk", "add", lines(tmp_path, SSO))
+    assert _pass(cli, database) == []
+    [waiting] = [a for a in arrivals_of(database) if a.kind == "ticket"]
+    assert waiting.state == ArrivalState.WAITING
+    service = RunService(database, database_settings(cli))
+    lead_run = service.start("handle KITE-218", started_by="U0LEAD1")
+    assert service.resume(lead_run).status == RunStatus.AWAITING_APPROVAL
+    [approval] = approvals_of(database, lead_run)
+    service.decide(approval.id, action="approve", actor="U0LEAD1")
+    assert service.resume(lead_run).status == RunStatus.COMPLETED
+    assert len(staff_replies(database, "KITE-218")) == 1
+    assert cli("intake", "resume")[0] == 0
+    assert _pass(cli, database) == [], "answered meanwhile: no second draft for the same message"
+    [done] = [a for a in arrivals_of(database) if a.kind == "ticket"]
+    assert done.state == ArrivalState.SKIPPED and "answered meanwhile" in (done.reason or ""), done.reason
+    assert f"run #{lead_run}" in (done.reason or "")
+    assert len(staff_replies(database, "KITE-218")) == 1

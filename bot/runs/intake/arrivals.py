@@ -202,7 +202,25 @@ def skip_reason(session: Session, settings: Settings, ticket: Ticket, fields: di
     answered = _answered_by_a_person(session, ticket, settings.intake_quiet_hours)
     if answered is not None:
         return answered
-    return None
+    return answered_meanwhile(session, ticket)
+
+
+def answered_meanwhile(session: Session, ticket: Ticket) -> str | None:
+    """The customer's latest message already has a public reply after it (the agent's, approved in a run a person
+    started, or a person's own): each customer message is answered once. Both times are the desk's own."""
+    latest = session.exec(select(TicketMessage).where(col(TicketMessage.ticket_id) == ticket.id,
+                                                      col(TicketMessage.role).in_(("customer", "unknown")))
+                          .order_by(col(TicketMessage.created_at).desc(), col(TicketMessage.id).desc())).first()
+    since = _naive(latest.created_at) if latest is not None else _naive(ticket.created_at)
+    replies = session.exec(select(TicketMessage).where(col(TicketMessage.ticket_id) == ticket.id,
+                                                       col(TicketMessage.role) == "staff")).all()
+    after = [r for r in replies if _naive(r.created_at) > since or (
+        _naive(r.created_at) == since and (latest is None or int(r.id or 0) > int(latest.id or 0)))]
+    if not after:
+        return None
+    reply = max(after, key=lambda r: (_naive(r.created_at), int(r.id or 0)))
+    who = f"run #{reply.run_id}'s approved reply" if reply.run_id is not None else f"{reply.author}'s reply"
+    return f"answered meanwhile: {who} came after the customer's latest message"
 
 
 def _answered_by_a_person(session: Session, ticket: Ticket, quiet_hours: float) -> str | None:

@@ -44,5 +44,13 @@ def test_a_customer_message_longer_than_a_tool_result_is_cut_and_marked(cli: Any
     assert _pass(cli, database) == [run_id]
     with database.session() as session:
         last = str((session.get(Run, run_id).messages or [])[-1])
-    assert "[truncated: 8,000 of 47,999 chars]" in last and "get_ticket reads the whole message" in last
+    assert "[truncated: 8,000 of 47,999 chars]" in last and "the whole message is on the ticket" in last
     assert len(last) < 12_000
+
+
+def test_a_rules_file_with_a_byte_order_mark_reads_as_utf8(tmp_path: Path) -> None:
+    from bot.runs.intake.rules import load
+
+    path = tmp_path / "rules.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + b'[[rule]]\nname = "sso"\nchannel = "C0123ABCD"\n')
+    assert [r.name for r in load(path)] == ["sso"]

@@ -82,10 +82,38 @@ def test_a_taken_or_closed_run_waits_for_a_person(cli: Any, database: Any, tmp_p
     with database.session() as session:
         session.execute(update(Escalation).where(col(Escalation.run_id) == run_id)
                         .values(status=EscalationStatus.CLOSED))
-    assert _pass(cli, database) == []
-    assert "closed by U0LEAD2" in (_message_arrival(database).reason or "")
+    assert _pass(cli, database) == [], "closed: still a person's to continue"
+    assert (_message_arrival(database).reason or "").startswith("held for a person:")
     with database.session() as session:
         assert session.get(Run, run_id).status == RunStatus.ESCALATED
+    # the person continues it: the held message goes in; once that ends, the customer's next message continues it
+    RunService(database, database_settings(cli)).reopen(run_id, actor="U0LEAD2")
+    assert _message_arrival(database).state == ArrivalState.STARTED
+    _set(database, run_id, status=RunStatus.COMPLETED)
+    cli("desk", "add", lines(tmp_path, {"ticket_id": "KITE-218", "body": "Works now, thanks!"}, name="m2.jsonl"))
+    assert _pass(cli, database) == [run_id], "a person moved the run on: the hand-off no longer holds it"
+
+
+def test_a_stop_holds_however_the_run_then_ended(cli: Any, database: Any, tmp_path: Path) -> None:  # noqa: F811
+    """The stop was asked while the run worked, and the run escalated before the stop took effect."""
+    run_id = _started_run(cli, database, tmp_path)
+    _set(database, run_id, status=RunStatus.ESCALATED, stop_requested_by="U0LEAD1")
+    cli("desk", "add", lines(tmp_path, MESSAGE, name="m.jsonl"))
+    assert _pass(cli, database) == []
+    assert "stopped by U0LEAD1" in (_message_arrival(database).reason or "")
+
+
+def test_many_long_messages_stay_within_a_tool_results_limit(cli: Any, database: Any,  # noqa: F811
+                                                            tmp_path: Path) -> None:
+    run_id = _started_run(cli, database, tmp_path)
+    long = [{"ticket_id": "KITE-218", "body": f"Message {n}. " + "It still loops. " * 1_200} for n in range(12)]
+    cli("desk", "add", lines(tmp_path, *long, name="m.jsonl"))
+    _set(database, run_id, status=RunStatus.COMPLETED)
+    assert _pass(cli, database) == [run_id]
+    with database.session() as session:
+        last = str((session.get(Run, run_id).messages or [])[-1])
+    assert len(last) < 10_000 and "Message 11." in last and "earlier messages are on the ticket" in last
+    assert all(a.state == ArrivalState.STARTED for a in arrivals_of(database) if a.kind == "message")
 
 
 def test_an_open_hand_off_the_customer_writes_on_still_continues(cli: Any, database: Any,  # noqa: F811

@@ -167,7 +167,7 @@ class _Turn:
     def follow_up(self, at: int) -> list[dict[str, Any]]:
         request = text_of(self.messages[at]["content"])
         lookups = [c for c in self.calls if c["at"] > at]
-        again = CUSTOMER_AGAIN.match(request)
+        again = CUSTOMER_AGAIN.search(request)  # also after a person's note when they resumed the run
         if again:
             return self.customer_again(again, lookups)
         if not lookups:

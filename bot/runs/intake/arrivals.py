@@ -19,11 +19,12 @@ mean that an arrival seen twice, or a pass that lost its lock, starts nothing tw
 from __future__ import annotations
 
 import logging
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, update
+from sqlalchemy import func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -34,16 +35,18 @@ from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import DeskArrival, DeskWrite, IntakeRule, Run, Ticket, TicketMessage, id_of, table_of
 from bot.db.statements import changed, insert_ignore
+from bot.runs import BadInput
 from bot.runs.intake.rules import Rule
 from bot.runs.lifecycle import held
 from bot.runs.lifecycle.goals import live_run
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
-from bot.vocabulary import LIVE, OPEN_ARRIVALS, ArrivalKind, ArrivalState
+from bot.vocabulary import LIVE, OPEN_ARRIVALS, TERMINAL, ArrivalKind, ArrivalState
 
 logger = logging.getLogger(__name__)
 Fence = Callable[[Session], bool]  # in an arrival's transaction: True while this pass may still write
-BATCH = 200  # arrivals decided per pass at most (the next pass goes on)
+BATCH = 200  # arrivals decided per pass at most, of each kind and rule (the next pass goes on)
+EXPECTED_FROM = 20  # finished intake runs whose median cost a run still working is expected to cost
 NOTICE_EVERY = timedelta(hours=1)
 SKIP_STATUSES = ("hold", "solved", "closed")
 PAUSED_FROM_CLI = "cli"  # IntakeRule.paused_by when `kitebase intake pause` paused it (else a Slack user id)
@@ -101,8 +104,8 @@ def take(db: Database, settings: Settings, rules: list[Rule], dispatch: Callable
         return report
     standings = standing(db, rules)
     with db.session() as session:
-        ids = session.exec(select(DeskArrival.id).where(col(DeskArrival.state).in_(OPEN_ARRIVALS))
-                           .order_by(col(DeskArrival.id)).limit(BATCH)).all()
+        ids, held_rules = open_ids(session, settings, rules)
+    _restate(db, held_rules)
     for arrival_id in ids:
         try:
             decision = _decide_one(db, settings, rules, standings, fence, int(arrival_id or 0))
@@ -120,6 +123,48 @@ def take(db: Database, settings: Settings, rules: list[Rule], dispatch: Callable
             dispatch(decision.run_id)
     _backlog_notices(db, rules)
     return report
+
+
+def open_ids(session: Session, settings: Settings, rules: list[Rule]) -> tuple[list[int], dict[tuple[str, str], str]]:
+    """The arrivals one pass decides, oldest first: new tickets, new customer messages (not those a person holds:
+    a person's resume takes them), and each rule's own backlog while that rule may start something now. A paused
+    or capped rule's backlog, however long, is not read, so it delays no other rule; what holds each such rule is
+    returned, (rule, kind) → reason, so its backlog says so."""
+    now = clock.read_now(session)
+    rows = {row.name: row for row in session.exec(select(IntakeRule)).all()}
+    expected = expected_cost(session, settings)
+    held_rules: dict[tuple[str, str], str] = {}
+    found: set[int | None] = set()
+    for kind in (ArrivalKind.TICKET, ArrivalKind.MESSAGE):
+        fresh = select(DeskArrival.id).where(col(DeskArrival.state) == ArrivalState.NEW, col(DeskArrival.kind) == kind)
+        if kind == ArrivalKind.MESSAGE:
+            fresh = fresh.where(or_(col(DeskArrival.reason).is_(None),
+                                    ~col(DeskArrival.reason).startswith(held.FOR_A_PERSON)))
+        found.update(session.exec(fresh.order_by(col(DeskArrival.id)).limit(BATCH)).all())
+        for rule in rules:
+            if rule.name not in rows:
+                continue
+            hold = hold_reason(session, rule, rows[rule.name], now, count_hour=kind == ArrivalKind.TICKET,
+                               expected=expected)
+            if hold is not None:
+                held_rules[(rule.name, kind)] = hold
+                continue
+            found.update(session.exec(select(DeskArrival.id).where(
+                col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule) == rule.name,
+                col(DeskArrival.kind) == kind).order_by(col(DeskArrival.id)).limit(BATCH)).all())
+    return sorted(int(i) for i in found if i is not None), held_rules
+
+
+def _restate(db: Database, held_rules: dict[tuple[str, str], str]) -> None:
+    """A held rule's backlog, not read this pass, says what holds it now (one statement per rule)."""
+    if not held_rules:
+        return
+    with db.session() as session:
+        for (name, kind), reason in held_rules.items():
+            session.execute(update(DeskArrival).where(
+                col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule) == name,
+                col(DeskArrival.kind) == kind, or_(col(DeskArrival.reason).is_(None), col(DeskArrival.reason) != reason))
+                .values(reason=reason))
 
 
 class _Superseded(Exception):
@@ -185,7 +230,8 @@ def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standin
     skip = skip_reason(session, settings, ticket, fields)
     if skip is not None:
         return _Decision(ArrivalState.SKIPPED, skip, rule.name)
-    hold = hold_reason(session, rule, standings[rule.name], now, count_hour=True)
+    hold = hold_reason(session, rule, standings[rule.name], now, count_hour=True,
+                       expected=expected_cost(session, settings))
     if hold is not None:
         return _Decision(ArrivalState.WAITING, hold, rule.name)
     run_id = _start(session, settings, rule, why, ticket)
@@ -211,11 +257,13 @@ def answered_meanwhile(session: Session, ticket: Ticket) -> str | None:
     latest = session.exec(select(TicketMessage).where(col(TicketMessage.ticket_id) == ticket.id,
                                                       col(TicketMessage.role).in_(("customer", "unknown")))
                           .order_by(col(TicketMessage.created_at).desc(), col(TicketMessage.id).desc())).first()
-    since = _naive(latest.created_at) if latest is not None else _naive(ticket.created_at)
+    if latest is None:  # no customer's message on record (an agent opened the ticket): nothing to tell apart
+        return None
+    since = _naive(latest.created_at)
     replies = session.exec(select(TicketMessage).where(col(TicketMessage.ticket_id) == ticket.id,
                                                        col(TicketMessage.role) == "staff")).all()
     after = [r for r in replies if _naive(r.created_at) > since or (
-        _naive(r.created_at) == since and (latest is None or int(r.id or 0) > int(latest.id or 0)))]
+        _naive(r.created_at) == since and int(r.id or 0) > int(latest.id or 0))]
     if not after:
         return None
     reply = max(after, key=lambda r: (_naive(r.created_at), int(r.id or 0)))
@@ -241,8 +289,10 @@ def _answered_by_a_person(session: Session, ticket: Ticket, quiet_hours: float) 
     return None
 
 
-def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *, count_hour: bool) -> str | None:
-    """Why an arrival the rule took must wait now (None: it may start)."""
+def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *, count_hour: bool,
+                expected: float = 0.0) -> str | None:
+    """Why an arrival the rule took must wait now (None: it may start). `expected`: what a run that has not
+    finished yet counts toward the dollar cap at least (expected_cost), so a burst in one pass is capped too."""
     if row.paused:
         return f"rule '{rule.name}' is paused" + (f" by {by_whom(row.paused_by)}" if row.paused_by else "")
     if count_hour and rule.max_per_hour is not None:
@@ -254,8 +304,10 @@ def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *,
             return f"over max_per_hour = {rule.max_per_hour}"
     if rule.max_usd_per_day is not None:
         spent = spend_today(session, rule.name, now)
-        if spent >= rule.max_usd_per_day:
-            return f"over max_usd_per_day = {rule.max_usd_per_day:g} (${spent:.2f} spent today, UTC)"
+        counted = spend_today(session, rule.name, now, expected=expected)
+        if counted >= rule.max_usd_per_day:
+            ahead = f" and ${counted - spent:.2f} expected of the runs still working" if counted > spent else ""
+            return (f"over max_usd_per_day = {rule.max_usd_per_day:g} (${spent:.2f} spent today, UTC{ahead})")
     return None
 
 
@@ -266,14 +318,26 @@ def by_whom(paused_by: str | None) -> str:
     return "the command line" if paused_by == PAUSED_FROM_CLI else f"<@{paused_by}>"
 
 
-def spend_today(session: Session, rule: str, now: datetime) -> float:
-    """What the runs a rule started or continued today (UTC, the database's day) have cost."""
+def spend_today(session: Session, rule: str, now: datetime, *, expected: float = 0.0) -> float:
+    """What the runs a rule started or continued today (UTC, the database's day) have cost; a run still working
+    counts at least `expected` (its cost is not known yet)."""
     day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     runs = select(DeskArrival.run_id).where(col(DeskArrival.rule) == rule,
                                             col(DeskArrival.state) == ArrivalState.STARTED,
                                             col(DeskArrival.decided_at) >= day).distinct()
-    total = session.exec(select(func.coalesce(func.sum(Run.cost_usd), 0.0)).where(col(Run.id).in_(runs))).one()
-    return float(total or 0.0)
+    rows = session.exec(select(Run.cost_usd, Run.status).where(col(Run.id).in_(runs))).all()
+    return float(sum(max(cost or 0.0, expected) if status in LIVE else (cost or 0.0) for cost, status in rows))
+
+
+def expected_cost(session: Session, settings: Settings) -> float:
+    """What a run the intake starts is expected to cost until its own cost is known: the median of the last
+    EXPECTED_FROM runs the rules started that have finished, else the per-run budget (KITEBASE_COST_BUDGET_USD)."""
+    started = select(DeskArrival.run_id).where(col(DeskArrival.kind) == ArrivalKind.TICKET,
+                                               col(DeskArrival.state) == ArrivalState.STARTED,
+                                               col(DeskArrival.run_id).is_not(None))
+    costs = session.exec(select(Run.cost_usd).where(col(Run.id).in_(started), col(Run.status).in_(TERMINAL))
+                         .order_by(col(Run.id).desc()).limit(EXPECTED_FROM)).all()
+    return float(statistics.median(costs)) if costs else float(settings.cost_budget_usd)
 
 
 def goal_of(ticket_id: str, rule: Rule, why: list[str]) -> str:
@@ -313,14 +377,19 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
         if arrival.reason != reason:
             held.show(session, run, arrival, person)
         return _Decision(ArrivalState.NEW, reason, rule.name)
-    hold = hold_reason(session, rule, standings[rule.name], now, count_hour=False)
+    hold = hold_reason(session, rule, standings[rule.name], now, count_hour=False,
+                       expected=expected_cost(session, settings))
     if hold is not None:
         return _Decision(ArrivalState.WAITING, hold, rule.name)
     messages = held.open_messages(session, arrival.ticket_id)  # every one not yet answered, in one continuation
     if arrival.id not in {m.id for m in messages}:
         messages = sorted([arrival, *messages], key=lambda m: int(m.id or 0))
     who = ", ".join(dict.fromkeys(m.author or "the customer" for m in messages))
-    reopen_in(session, run, held.continuation(arrival.ticket_id, messages, settings.tool_result_max_chars), opening={"kind": "customer", "actor": who})
+    try:
+        reopen_in(session, run, held.continuation(arrival.ticket_id, messages, settings.tool_result_max_chars),
+                  opening={"kind": "customer", "actor": who})
+    except BadInput:  # a person continued the run a moment ago: the message waits for that segment to end
+        return _Decision(ArrivalState.NEW, f"held until run #{run.id} ends", rule.name)
     held.taken_into(session, run, [m for m in messages if m.id != arrival.id], "follow-up, with the messages "
                     "that arrived with it")
     return _Decision(ArrivalState.STARTED, "follow-up", rule.name, id_of(run))

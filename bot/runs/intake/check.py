@@ -95,7 +95,8 @@ def judge(session: Session, settings: Settings, rules: list[Rule]) -> CheckRepor
         if row is None:
             result.notes.append("not in force yet: no `kitebase serve`, `worker` or `desk add` has read it")
             row = IntakeRule(name=rule.name, paused=False)  # never added to the session
-        result.hold = arrivals.hold_reason(session, rule, row, now, count_hour=True)
+        result.hold = arrivals.hold_reason(session, rule, row, now, count_hour=True,
+                                           expected=arrivals.expected_cost(session, settings))
     return report
 
 

@@ -79,7 +79,7 @@ def load(path: Path | str | None) -> list[Rule]:
         return []
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark some editors write is no problem
     except OSError as exc:
         raise RulesError(f"KITEBASE_INTAKE_RULES names {path}, which cannot be read ({exc.strerror}).") from None
     except UnicodeDecodeError as exc:

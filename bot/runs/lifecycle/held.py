@@ -1,6 +1,6 @@
 """A customer's messages that wait for a person (DESIGN: "a person's word holds"). A run a person stopped, took
 from the human queue or closed is not restarted by the customer writing again: the message is shown in the run's
-thread and waits, and it goes into the run when a person resumes it. Messages that arrive together (while a run
+thread and waits, and it goes into the run when a person continues it. Messages that arrive together (while a run
 works, or while it waits for a person) continue the run once, all of them in one message."""
 
 from __future__ import annotations
@@ -12,17 +12,24 @@ from bot import outbox
 from bot.db import clock
 from bot.db.models import DeskArrival, Escalation, Run, id_of
 from bot.db.statements import changed
-from bot.vocabulary import OPEN_ARRIVALS, ArrivalKind, ArrivalState, EscalationStatus, RunStatus
+from bot.vocabulary import OPEN_ARRIVALS, TERMINAL, ArrivalKind, ArrivalState, EscalationStatus, RunStatus
 from tools.base import truncate
 
 SHOWN_CHARS = 1500  # of a held message in the run's thread (the desk has it whole)
+FOR_A_PERSON = "held for a person:"  # an arrival's reason while a person holds its run (the pass skips these)
 
 
 def person_hold(session: Session, run: Run) -> str | None:
     """What a person did that keeps `run` where it is ("stopped by U0LEAD1", "taken by …", "closed by …"), or
-    None. An open hand-off nobody has taken yet is not a person's word: the customer's news may settle it."""
-    if run.status == RunStatus.STOPPED:
+    None. A stop counts however the run then ended (it may have escalated before the stop took effect); a take or
+    a close counts while the run still sits where its hand-off left it (a person who continued it since has moved
+    it on). An open hand-off nobody has taken is not a person's word: the customer's news may settle it."""
+    if run.status not in TERMINAL:
+        return None
+    if run.status == RunStatus.STOPPED or run.stop_requested_by:
         return f"stopped by {run.stop_requested_by or 'a person'}"
+    if run.status == RunStatus.COMPLETED:
+        return None
     latest = session.exec(select(Escalation).where(Escalation.run_id == run.id)
                           .order_by(col(Escalation.id).desc())).first()
     if latest is not None and latest.status in (EscalationStatus.CLAIMED, EscalationStatus.CLOSED):
@@ -32,7 +39,7 @@ def person_hold(session: Session, run: Run) -> str | None:
 
 
 def held_reason(run: Run, hold: str) -> str:
-    return f"held for a person: run #{run.id} was {hold}; it continues only when a person resumes it"
+    return f"{FOR_A_PERSON} run #{run.id} was {hold}; it continues only when a person resumes it"
 
 
 def show(session: Session, run: Run, arrival: DeskArrival, hold: str) -> None:
@@ -40,10 +47,12 @@ def show(session: Session, run: Run, arrival: DeskArrival, hold: str) -> None:
     body = " ".join((arrival.body or "").split())
     body = body if len(body) <= SHOWN_CHARS else body[: SHOWN_CHARS - 1] + "…"
     who = arrival.author or "The customer"
+    how = (f"`kitebase resume {run.id}`" if hold.startswith("closed") else
+           f"*Resume run* in the human queue, or `kitebase resume {run.id}`")
     outbox.in_thread(session, run, key=f"held:{arrival.id}:{hold.split()[0]}",
                      text=f"{who} wrote again on {arrival.ticket_id} while run #{run.id} is {hold}:\n> {body}\n"
-                          f"Nothing was drafted: the run goes on only when a person resumes it (*Resume run*, or "
-                          f"`kitebase resume {run.id}`), and this message goes with it.")
+                          f"Nothing was drafted: the run goes on only when a person continues it ({how}), and this "
+                          "message goes with it.")
 
 
 def open_messages(session: Session, ticket_id: str | None) -> list[DeskArrival]:
@@ -57,12 +66,25 @@ def open_messages(session: Session, ticket_id: str | None) -> list[DeskArrival]:
 
 
 def continuation(ticket_id: str, messages: list[DeskArrival], limit: int) -> str:
-    """The user message that continues a run with the customer's new messages, all of them, oldest first (the
-    form the offline model reads back: bot/agent/offline.py CUSTOMER_AGAIN). Each is cut at `limit` characters
-    and marked, as a tool result is (KITEBASE_TOOL_RESULT_MAX_CHARS): the whole text stays on the ticket."""
+    """The user message that continues a run with the customer's new messages, oldest first (the form the offline
+    model reads back: bot/agent/offline.py CUSTOMER_AGAIN). Like a tool result (KITEBASE_TOOL_RESULT_MAX_CHARS),
+    each message is cut at `limit` characters and marked, and all of them together stay within about `limit`: the
+    newest are kept and the earlier ones counted (every message stays whole on the ticket)."""
     who = ", ".join(dict.fromkeys(m.author or "the customer" for m in messages))
-    bodies = [_cut(m.body or "", limit) for m in messages]
-    body = bodies[0] if len(bodies) == 1 else "\n\n".join(f"({n}) {b}" for n, b in enumerate(bodies, 1))
+    kept: list[str] = []
+    for message in reversed(messages):
+        body = _cut(message.body or "", limit)
+        if kept and sum(map(len, kept)) + len(body) > limit:
+            break
+        kept.insert(0, body)
+    earlier = len(messages) - len(kept)
+    if len(messages) == 1:
+        body = kept[0]
+    else:
+        body = "\n\n".join(f"({n}) {b}" for n, b in enumerate(kept, earlier + 1))
+        if earlier:
+            body = (f"({earlier} earlier message{' is' if earlier == 1 else 's are'} on the ticket, not repeated "
+                    "here)\n\n" + body)
     return (f"The customer ({who}) wrote again on ticket {ticket_id}:\n\n{body}\n\nRead the ticket's new "
             f"message{'s' if len(messages) > 1 else ''} and continue: draft a reply for the customer if one is "
             "needed (it waits for a person's approval, as before).")
@@ -71,7 +93,7 @@ def continuation(ticket_id: str, messages: list[DeskArrival], limit: int) -> str
 def _cut(body: str, limit: int) -> str:
     if len(body) <= limit:
         return body
-    return truncate(body, limit) + " (get_ticket reads the whole message)"
+    return truncate(body, limit) + " (the whole message is on the ticket)"
 
 
 def taken_into(session: Session, run: Run, messages: list[DeskArrival], reason: str) -> None:

@@ -119,6 +119,8 @@ def _line(child: dict[str, Any]) -> str:
     if state == ChildState.HANDED_OVER:
         return f"handed to a person ({child['run_status']}): {child['reason']}"
     return {ChildState.DRAFT: "a draft waits", ChildState.WORKING: "still working",
+            ChildState.CALL_WAITS: f"{', '.join(child.get('waiting_calls') or ['a call'])} waits: `kitebase approve "
+                                   f"{child['run_id']}` shows it",
             ChildState.SENDING: "approved, sending",
             ChildState.NOT_SENT: f"approved but not sent: {(approval.get('result') or {}).get('text', '')}"}[state]
 

@@ -122,6 +122,7 @@ class ChildState(StrEnum):
     DECLINED = "declined"  # the fix does not apply: its "Declined:" reason
     FINISHED = "finished"  # ended without a draft or a "Declined:" line
     HANDED_OVER = "handed_over"  # escalated, failed
+    CALL_WAITS = "call_waits"  # another gated call (a ticket change) waits for a decision on its own card
 
 
 CHILD_DONE = (ChildState.SENT, ChildState.NOT_SENT, ChildState.DECLINED, ChildState.HANDED_OVER, ChildState.FINISHED)

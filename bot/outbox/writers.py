@@ -126,6 +126,9 @@ def after_step(session: Session, run: Run, step_number: int, *, old_status: str,
     if run.batch_id is not None:
         if run.status != old_status or approvals:
             bump(session, batch_key(run.batch_id))
+        for approval in approvals:  # the batch card decides replies; any other call that waits gets its own card
+            if approval.tool_name != "reply_to_customer":
+                card(session, approval, run)
     else:
         _own_messages(session, run, step_number, approvals)
     if escalation is not None:
@@ -204,7 +207,9 @@ def card_changed(session: Session, approval_id: int) -> None:
     """A decision or a result changed what the approval's card shows (a fan-out child's: its batch's card)."""
     batch_id = session.exec(select(Run.batch_id).join(Approval, col(Approval.run_id) == col(Run.id))
                             .where(col(Approval.id) == approval_id)).first()
-    bump(session, batch_key(batch_id) if batch_id is not None else f"card:{approval_id}")
+    if batch_id is not None:
+        bump(session, batch_key(batch_id))
+    bump(session, f"card:{approval_id}")  # a fan-out child's own card, if it has one (a call other than a reply)
 
 
 def batch_key(batch_id: int) -> str:

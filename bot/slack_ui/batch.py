@@ -103,6 +103,9 @@ def _status(child: dict[str, Any]) -> str:
                 else "_Reading the ticket and deciding…_")
     if state == ChildState.DRAFT:
         return "*Draft waiting for a decision.*"
+    if state == ChildState.CALL_WAITS:
+        calls = ", ".join(f"`{c}`" for c in child.get("waiting_calls") or []) or "a call"
+        return f":hourglass: {calls} waits for a decision on its own card in this thread."
     if state in (ChildState.SENDING, ChildState.SENT, ChildState.NOT_SENT):
         line = decision_line(approval["status"], approval.get("decided_by"), approval.get("decided_at"),
                              approval.get("reason"), approval.get("result"))
@@ -120,7 +123,7 @@ def _word(child: dict[str, Any]) -> str:
 
 _WORDS = {ChildState.WORKING: "working", ChildState.DRAFT: "draft waiting", ChildState.SENDING: "sending",
           ChildState.SENT: "replied", ChildState.NOT_SENT: "not sent", ChildState.DECLINED: "declined",
-          ChildState.FINISHED: "no draft"}
+          ChildState.FINISHED: "no draft", ChildState.CALL_WAITS: "a call waits"}
 
 
 def _footer(view: dict[str, Any]) -> list[dict[str, Any]]:

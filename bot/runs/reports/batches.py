@@ -60,6 +60,12 @@ def _child(session: Session, run: Run, problem: str) -> dict[str, Any]:
                             "approval": _approval(session, approval, run) if approval is not None else None}
     view["declined"] = declined_reason(run.answer) if run.status == RunStatus.COMPLETED else None
     view["state"] = _state(run, approval, view["declined"])
+    others = session.exec(select(Approval.tool_name).where(Approval.run_id == run.id,
+                                                          Approval.status == ApprovalStatus.PENDING,
+                                                          Approval.tool_name != "reply_to_customer")).all()
+    view["waiting_calls"] = sorted(set(others))
+    if others and view["state"] != ChildState.DRAFT:  # never "done" while any call of the child waits
+        view["state"] = ChildState.CALL_WAITS
     if view["state"] == ChildState.FINISHED:
         view["declined"] = (run.answer or "finished without a draft").strip()[:500]
     return view

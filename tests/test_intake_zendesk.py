@@ -269,3 +269,23 @@ def test_a_customer_answer_a_run_reads_before_its_webhook_is_still_an_arrival(de
     desk_work.poll(db, settings)
     sync.refresh_tickets(client_for(settings), db, ["4821"], arrivals=True)
     assert len(arrivals_of(db, 4821, ArrivalKind.MESSAGE)) == 1, "once, whichever path saw it first"
+
+
+def test_a_renamed_requester_or_a_redacted_comment_replays_nothing(desk, zd):
+    """Issue 48, item 3: comments are told apart by their place in time on the desk's clock, not by their author's
+    name or their text, so a rename or a redaction of earlier comments is no new message; a new comment still is."""
+    db, settings = desk
+    dana = zd.user_by_email("dana.whitfield@example.com")
+    assert dana is not None
+    with zd._lock:  # what Zendesk's own admin screens would do: rename the requester, redact a comment
+        zd._users[dana["id"]]["name"] = "Dana Whitfield-Okoro"
+        first = zd._comments[4821][0]
+        for key in ("body", "plain_body", "html_body"):
+            if key in first:
+                first[key] = "▇▇▇▇ (redacted)"
+    sync.refresh_tickets(client_for(settings), db, ["4821"], arrivals=True)
+    assert arrivals_of(db, 4821, ArrivalKind.MESSAGE) == [], "nothing the customer wrote is new"
+    zd.add_comment(4821, "It started again this morning.", author_id=dana["id"])
+    sync.refresh_tickets(client_for(settings), db, ["4821"], arrivals=True)
+    [arrival] = arrivals_of(db, 4821, ArrivalKind.MESSAGE)
+    assert arrival.body == "It started again this morning." and arrival.author == "Dana Whitfield-Okoro"

@@ -86,11 +86,13 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
             conn.execute(update(_CUSTOMERS).where(_CUSTOMERS.c.id == key).values(**row))
     known = {row[0] for row in conn.execute(sa_select(_TICKETS.c.id).where(_TICKETS.c.id.in_(ids)))}
     stored: dict[str, list[tuple[Any, ...]]] = {}
+    newest: dict[str, datetime] = {}  # each ticket's newest mirrored comment, by Zendesk's clock
     for line in conn.execute(sa_select(_MESSAGES.c.ticket_id, _MESSAGES.c.author, _MESSAGES.c.role, _MESSAGES.c.body,
-                                       _MESSAGES.c.attachments)
+                                       _MESSAGES.c.attachments, _MESSAGES.c.created_at)
                              .where(_MESSAGES.c.ticket_id.in_(sorted(known)))
                              .order_by(_MESSAGES.c.ticket_id, _MESSAGES.c.created_at, _MESSAGES.c.id)):
         stored.setdefault(line.ticket_id, []).append((line.author, line.role, line.body, line.attachments))
+        newest[line.ticket_id] = _aware(line.created_at)
     fresh: list[dict[str, Any]] = []
     changed: list[str] = []
     messages: list[dict[str, Any]] = []
@@ -105,7 +107,7 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
             changed.append(values["id"])
             messages.extend(rows)
             if arrivals and values["id"] in known:
-                _arrivals(session, ticket, comments, rows, stored.get(values["id"], []))
+                _arrivals(session, ticket, comments, rows, stored.get(values["id"], []), newest.get(values["id"]))
         if arrivals and values["id"] not in known:
             _arrivals(session, ticket, comments, rows, None)
     if fresh:
@@ -118,10 +120,12 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
 
 
 def _arrivals(session: Session, ticket: dict[str, Any], comments: list[dict[str, Any]], rows: list[dict[str, Any]],
-              before: list[tuple[Any, ...]] | None) -> None:
+              before: list[tuple[Any, ...]] | None, newest: datetime | None = None) -> None:
     """Record what is new for the intake: the ticket (`before` None: the mirror did not have it), or the
     customer's public comments it did not have. A ticket first seen long after it was created (an old ticket that
-    changed, outside the mirror's window) is not new on the desk, and is not recorded."""
+    changed, outside the mirror's window) is not new on the desk, and is not recorded. A comment is new when it
+    is newer, on Zendesk's clock, than the newest the mirror holds (`newest`): a renamed author, a redaction or an
+    edit of an earlier comment changes its text, not its time, and replays nothing."""
     ticket_id = str(ticket["id"])
     if before is None:
         created, updated = zendesk_time(ticket.get("created_at")), zendesk_time(ticket.get("updated_at"))
@@ -134,9 +138,18 @@ def _arrivals(session: Session, ticket: dict[str, Any], comments: list[dict[str,
         shape = (row["author"], row["role"], row["body"], row["attachments"])
         if shape in seen:
             seen.remove(shape)
+        elif newest is not None and _aware(row["created_at"]) < newest:
+            continue  # an earlier comment whose author or text changed since: not a new message
+        elif newest is not None and _aware(row["created_at"]) == newest and len(rows) <= len(before):
+            continue  # the same count at the same newest time: an edit, not an addition
         elif row["role"] == "customer" and comment.get("id") is not None:
             desk_arrivals.message_arrived(session, key=f"zendesk-comment:{comment['id']}", ticket_id=ticket_id,
                                      author=row["author"], body=row["body"])
+
+
+def _aware(value: datetime) -> datetime:
+    """A stored time as UTC-aware (SQLite hands it back without its zone)."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def ticket_fields(ticket: dict[str, Any]) -> dict[str, Any]:

@@ -474,3 +474,20 @@ def test_a_ticket_url_with_a_port_names_the_ticket_not_the_port(zdb, zd):
     run_id = RunService(db, settings).start("handle https://acme.zendesk.com:8443/agent/tickets/4821")
     with db.session() as session:
         assert session.get(Run, run_id).ticket_id == "4821"
+
+
+def test_a_messaging_event_names_the_ticket_its_subject_names() -> None:
+    """Issue 48: Zendesk's documented messaging event (developer.zendesk.com, webhooks, messaging events:
+    zen:event-type:messaging_ticket.message_added) names its ticket as the subject zen:ticket:141."""
+    from bot.desk.zendesk.webhook import ticket_ids
+
+    body = {"account_id": 21825834, "detail": {"id": "141"},
+            "event": {"actor": {"id": "zd:answerBot", "name": "Z3n Tests", "type": "system"},
+                      "conversation_id": "67ab5f53a96f98663935c3f2",
+                      "message": {"body": "Hi there. How can I help you today?", "id": "67ab5f55155becd183e284cb"}},
+            "id": "01JQMQH83YNAKWSWJ8B1QH2NSC", "subject": "zen:ticket:141", "time": "2025-02-11T14:32:05.254571515Z",
+            "type": "zen:event-type:messaging_ticket.message_added", "zendesk_event_version": "2022-11-06"}
+    assert ticket_ids(json.dumps(body).encode()) == ["141"]
+    user_event = {**body, "type": "zen:event-type:user.created", "subject": "zen:user:6596848315901",
+                  "detail": {"id": "6596848315901"}}
+    assert ticket_ids(json.dumps(user_event).encode()) == [], "a user's id is never taken for a ticket"

@@ -47,7 +47,7 @@ def verified(secret: str, headers: dict[str, str], body: bytes, now: datetime | 
 def ticket_ids(body: bytes) -> list[str]:
     """The ticket ids a webhook body names: a trigger's {"ticket_id": "4821"}, {"ticketId": 4821} or
     {"ticket": {"id": 4821}}, a ticket event's {"type": "zen:event-type:ticket.…", "detail": {"id": "4821"}},
-    or a list of them. Any other event (a user's, an organization's) and anything else names none."""
+    any other event whose subject is a ticket (a messaging event's "subject": "zen:ticket:141"), or a list of them. Any other event (a user's, an organization's) and anything else names none."""
     try:
         payload = json.loads(body or b"null")
     except ValueError:
@@ -66,7 +66,10 @@ def _candidates(item: Any) -> list[Any]:
         return []
     kind = item.get("type")
     if isinstance(kind, str) and kind.startswith(EVENT):
-        return _event_ticket(item) if kind.startswith(TICKET_EVENT) else []
+        if kind.startswith(TICKET_EVENT):
+            return _event_ticket(item)
+        subject = item.get("subject")  # a messaging event (messaging_ticket.message_added): its subject's ticket
+        return [subject.rsplit(":", 1)[1]] if isinstance(subject, str) and subject.startswith("zen:ticket:") else []
     out = []
     for key in ID_KEYS:
         value = item.get(key)

@@ -26,8 +26,7 @@ from bot.runs.lifecycle import naming
 from bot.runs.lifecycle.approvals import Decision
 from bot.runs.lifecycle.people import approvers_hint
 from bot.runs.lifecycle.service import RunService
-from bot.runs.reports import for_slack
-from bot.runs.reports.drafts import waiting_drafts
+from bot.runs.reports import for_slack, queries
 
 LOST = ("already_decided", "mismatch", "not_found")
 PROMPT = "Send this reply? [a]pprove / [e]dit / [r]eject / [l]ater: "
@@ -286,7 +285,8 @@ def read_block() -> str:
 # --- `kitebase drafts` ---------------------------------------------------------------------------------
 
 def print_drafts(db: Database, settings: Settings, out: Any) -> int:
-    rows = waiting_drafts(db)
+    with db.session() as session:
+        rows = queries.waiting_approvals(session)
     p = _printer(out)
     if not rows:
         p("No drafts wait for a decision.")

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from bot.cli_decide import plain
-from bot.cli_run import EXIT_BAD_INPUT, EXIT_OK, drive, open_database
+from bot.cli_run import EXIT_BAD_INPUT, EXIT_OK, actor_of, drive, open_database
 from bot.config import Settings
 from bot.runs.lifecycle.escalations import QueueAct, Target
 from bot.runs.lifecycle.service import RunService
@@ -96,9 +96,6 @@ def cmd_resume_from_queue(args: argparse.Namespace, settings: Settings) -> int:
     print(act.sentence, file=out, flush=True)
     return drive(service, act.run_id, args, out)
 
-
-def actor_of(args: argparse.Namespace, settings: Settings) -> str:
-    return args.actor or settings.cli_user
 
 
 def _said(act: QueueAct) -> int:

@@ -11,9 +11,7 @@ from sqlmodel import col, select
 
 from bot.agent.observer import Observer, Observers
 from bot.agent.replay import source_lines
-from bot.cli_decide import ask as ask
-from bot.cli_decide import box, customer_copy, drafts_of, lost, plain, prompt_decision, show, show_diff
-from bot.cli_decide import read_block as read_block
+from bot.cli_decide import ask, box, customer_copy, drafts_of, lost, plain, prompt_decision, show, show_diff
 from bot.cli_output import TurnPrinter
 from bot.config import Settings
 from bot.db.engine import Database
@@ -288,7 +286,7 @@ def confirmed(draft: Any, out: Any) -> bool:
 
 def actor_of(args: argparse.Namespace, settings: Settings) -> str:
     """Who the terminal acts as: --as, else KITEBASE_CLI_USER, else "cli"."""
-    return str(getattr(args, "actor", None) or getattr(settings, "cli_user", None) or "cli")
+    return str(getattr(args, "actor", None) or settings.cli_user)
 
 
 def cmd_resume(args: argparse.Namespace, settings: Settings) -> int:

@@ -13,7 +13,6 @@ from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs import BadInput, asks
 from bot.runs.intake.record import Request
-from bot.runs.lifecycle.people import mentions
 from bot.slack_ui.intake import build_intake_changes, build_intake_status
 from bot.slack_ui.limits import escape
 from bot.slack_ui.queue import build_queue_message
@@ -74,17 +73,15 @@ def _intake(ctx: SlackContext, user: str, words: list[str]) -> str:
     action = words[0].lower() if words else "status"
     if action not in ("status", "pause", "resume") or len(words) > 2:
         return INTAKE_USAGE
-    if not ctx.service.people.may_decide(user, None):
-        if not ctx.settings.approvers:
-            return ("Only the approvers (KITEBASE_APPROVERS) may look at or steer the intake, and none are set; "
-                    "`kitebase intake status|pause|resume` works from the command line.")
-        return "Only the approvers may look at or steer the intake: " + ", ".join(mentions(ctx.settings.approvers)) + "."
     try:
-        if action == "status":
-            return build_intake_status(asks.intake_status(ctx.service))
-        return build_intake_changes(asks.intake_flip(ctx.service, action, words[1] if len(words) > 1 else None, user))
+        answer = asks.intake(ctx.service, user, action, words[1] if len(words) > 1 else None)
     except BadInput as exc:  # intake off, a bad rules file, an unknown rule: its sentence
         return escape(str(exc))
+    if answer.refused is not None:
+        return answer.refused
+    if answer.status is not None:
+        return build_intake_status(answer.status)
+    return build_intake_changes(answer.changes or [])
 
 
 def _start(ctx: SlackContext, ack: Ack, command: dict[str, Any], text: str) -> None:

@@ -13,6 +13,7 @@ from bot.runs import BadInput
 from bot.runs.intake import control, fan_out, suggestions
 from bot.runs.intake.record import Intake, Request, record
 from bot.runs.lifecycle import escalations
+from bot.runs.lifecycle.people import mentions
 from bot.runs.lifecycle.service import RunService
 from bot.runs.lifecycle.stops import StopOutcome
 from bot.runs.reports import batches, feedback, for_slack
@@ -176,14 +177,29 @@ def messages_tab_opened(service: RunService, user: str, channel: str) -> None:
     suggestions.opened(service.db, user=user, channel=channel)
 
 
-def intake_status(service: RunService) -> dict[str, Any]:
-    return control.status(service.db, service.settings).as_dict()
+@dataclass(frozen=True)
+class IntakeAnswer:
+    """What `/kitebase intake …` shows: why `user` may not (`refused`), the rules' status, or what changed."""
+
+    refused: str | None = None
+    status: dict[str, Any] | None = None
+    changes: list[dict[str, Any]] | None = None
 
 
-def intake_flip(service: RunService, action: str, rule: str | None, user: str) -> list[dict[str, Any]]:
-    """Pause or resume one intake rule (or all); raises BadInput for intake off or an unknown rule."""
+def intake(service: RunService, user: str, action: str, rule: str | None) -> IntakeAnswer:
+    """Look at (`status`) or steer (`pause`, `resume`: one rule, or all) the intake, for the approvers only
+    (raises BadInput for intake off, a bad rules file or an unknown rule)."""
+    if not service.people.may_decide(user, None):
+        if not service.settings.approvers:
+            return IntakeAnswer(refused="Only the approvers (KITEBASE_APPROVERS) may look at or steer the intake, "
+                                        "and none are set; `kitebase intake status|pause|resume` works from the "
+                                        "command line.")
+        return IntakeAnswer(refused="Only the approvers may look at or steer the intake: "
+                                    + ", ".join(mentions(service.settings.approvers)) + ".")
+    if action == "status":
+        return IntakeAnswer(status=control.status(service.db, service.settings).as_dict())
     flip = control.pause if action == "pause" else control.resume
-    return [vars(c) for c in flip(service.db, service.settings, rule, user)]
+    return IntakeAnswer(changes=[vars(c) for c in flip(service.db, service.settings, rule, user)])
 
 
 def arrive(service: RunService, request: Request) -> Intake:

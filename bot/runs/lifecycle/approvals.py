@@ -79,6 +79,13 @@ def decide(db: Database, approval_id: int, *, action: str, actor: str, message: 
     return Decision(status, f"{status.capitalize()} by {actor}.", run_id)
 
 
+def chosen_message(row: Approval) -> str:
+    """The text a draft's decision stands for: a person's edit wins over the model's draft (what was, or will
+    be, sent; what the card, the batch card and the figures show)."""
+    chosen = row.edited_input if row.status == ApprovalStatus.EDITED and row.edited_input else row.tool_input
+    return str((chosen or {}).get("message") or "")
+
+
 def settle(db: Database, loop: AgentLoop, approvals: list[Approval]) -> dict[str, ToolResult] | None:
     """Results of the decided gated calls (running approved ones once), or None while any is pending."""
     if not approvals or any(a.status == ApprovalStatus.PENDING for a in approvals):

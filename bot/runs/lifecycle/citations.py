@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 
 from bot.db.models import HelpSection
 from bot.desk.ids import normalise_ticket_id
+from bot.desk.links import ANY_ANCHOR
 from bot.runs.lifecycle import quotes
 
 logger = logging.getLogger(__name__)
@@ -155,8 +156,6 @@ def annotate(session: Session, messages: list[dict[str, Any]], tool_calls: list[
 def unknown_sections(session: Session, message: str) -> list[str]:
     """The citation codes in `message` that name no help-center section (a person's edit may mistype one): they
     would reach the customer as raw codes."""
-    from bot.desk.links import ANY_ANCHOR
-
     anchors = list(dict.fromkeys(ANY_ANCHOR.findall(message)))
     if not anchors:
         return []

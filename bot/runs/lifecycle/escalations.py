@@ -56,7 +56,7 @@ def take(db: Database, people: People, target: Target, *, actor: str) -> QueueAc
                                               updated_at=utcnow()))) == 1
         if won:
             _notify(session, id_of(row))
-            return QueueAct(True, f"{_cap(named.label())} is taken by {actor}.", named.run_id)
+            return QueueAct(True, f"{named.label(start=True)} is taken by {actor}.", named.run_id)
         session.refresh(row)
         return QueueAct(False, _already(named, row), named.run_id)
 
@@ -77,7 +77,7 @@ def close(db: Database, people: People, target: Target, *, actor: str, note: str
                                               updated_at=utcnow()))) == 1
         if won:
             _notify(session, id_of(row))
-            return QueueAct(True, f"{_cap(named.label())} is closed by {actor}.", named.run_id)
+            return QueueAct(True, f"{named.label(start=True)} is closed by {actor}.", named.run_id)
         session.refresh(row)
         return QueueAct(False, _already(named, row), named.run_id)
 
@@ -91,7 +91,7 @@ def resumable(db: Database, people: People, target: Target, *, actor: str) -> Qu
         named, row = find(session, target, kind=kind_of(people))
     if row.status not in UNRESOLVED:  # a Slack button on an item closed meanwhile
         return QueueAct(False, _already(named, row), named.run_id)
-    return QueueAct(True, f"{_cap(named.label())} is resumed by {actor}.", named.run_id)
+    return QueueAct(True, f"{named.label(start=True)} is resumed by {actor}.", named.run_id)
 
 
 def find(session: Session, target: Target, *, kind: str) -> tuple[NamedRun, Escalation]:
@@ -108,7 +108,7 @@ def find(session: Session, target: Target, *, kind: str) -> tuple[NamedRun, Esca
     if not open_rows:
         last = (f"; its last hand-off was {_verb(rows[0])}" + (f" by {rows[0].claimed_by}" if rows[0].claimed_by else "")
                 if rows else "")
-        raise BadInput(f"{_cap(named.label())} is not in the human queue: it is {named.status.replace('_', ' ')}"
+        raise BadInput(f"{named.label(start=True)} is not in the human queue: it is {named.status.replace('_', ' ')}"
                        f"{last}. Nothing was changed; `kitebase queue` lists the runs that are.")
     return named, open_rows[0]
 
@@ -144,8 +144,5 @@ def _verb(row: Escalation) -> str:
 def _already(named: NamedRun, row: Escalation) -> str:
     verb = _verb(row)
     by = f" by {row.claimed_by}" if row.claimed_by else ""
-    return f"{_cap(named.label())} is already {verb}{by}; nothing was changed."
+    return f"{named.label(start=True)} is already {verb}{by}; nothing was changed."
 
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]

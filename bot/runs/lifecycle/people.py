@@ -1,6 +1,7 @@
 """Who may do what to a run: one rule, asked by every Slack surface (buttons, modals, commands, events) through
-the run layer, and by the terminal's `kitebase queue take|resume|close` (as `--as` or KITEBASE_CLI_USER). Other
-commands at the terminal are the operator's (it holds the database) and are not asked.
+the run layer, and by the terminal (as `--as` or KITEBASE_CLI_USER): always for `kitebase queue take|resume|close`,
+and, while KITEBASE_APPROVERS is set, for deciding a draft and resuming a stopped or escalated run. Unset, the
+terminal is the operator's (it holds the database); `kitebase stop` always is.
 
 - Decide on a draft: KITEBASE_APPROVERS (user ids U… and user-group ids S…), else whoever started the run;
   once the reminder went out, also KITEBASE_BACKUP_APPROVERS.

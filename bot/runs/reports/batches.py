@@ -12,6 +12,7 @@ from bot.db.engine import Database
 from bot.db.models import Approval, Batch, Run, Ticket
 from bot.runs.intake import fan_out
 from bot.runs.lifecycle import citations
+from bot.runs.lifecycle.approvals import chosen_message
 from bot.runs.reports.for_slack import ticket_brief
 from bot.vocabulary import CHILD_DONE, LIVE, ApprovalStatus, ChildState, RunStatus
 
@@ -72,8 +73,7 @@ def _child(session: Session, run: Run, problem: str) -> dict[str, Any]:
 
 
 def _approval(session: Session, row: Approval, run: Run) -> dict[str, Any]:
-    shown = row.edited_input if row.status == ApprovalStatus.EDITED and row.edited_input else row.tool_input
-    message = str((shown or {}).get("message") or "")
+    message = chosen_message(row)
     return {"id": row.id, "fingerprint": row.fingerprint, "status": row.status, "message": message,
             "input": dict(row.tool_input or {}), "decided_by": row.decided_by, "decided_at": row.decided_at,
             "reason": row.reason, "result": row.result, "reminded_at": row.reminded_at,

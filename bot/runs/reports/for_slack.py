@@ -16,8 +16,8 @@ from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Tic
 from bot.runs.intake import control
 from bot.runs.intake.rules import RulesError
 from bot.runs.lifecycle import citations
+from bot.runs.lifecycle.approvals import chosen_message
 from bot.runs.reports import queries, stats
-from bot.vocabulary import ApprovalStatus
 
 HOME_FIGURES_SECONDS = 7 * 86400  # App Home shows the figures of the last 7 days
 THOUGHT_CHARS = 1200  # of a turn's thinking summary (the thread shows less)
@@ -87,8 +87,7 @@ def _sources(session: Any, row: Approval, run: Run) -> dict[str, Any] | None:
     """The citation check of the text the card shows (the edit, once a person edited the draft)."""
     if row.tool_name not in citations.DRAFT_TOOLS:
         return None
-    shown = row.edited_input if row.status == ApprovalStatus.EDITED and row.edited_input else row.tool_input
-    return citations.check(session, str((shown or {}).get("message") or ""), run.messages or [], row.tool_use_id)
+    return citations.check(session, chosen_message(row), run.messages or [], row.tool_use_id)
 
 
 def escalation(db: Database, escalation_id: int) -> dict[str, Any] | None:

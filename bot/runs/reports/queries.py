@@ -20,12 +20,18 @@ def queue(session: Session) -> list[dict[str, Any]]:
 
 
 def waiting_approvals(session: Session) -> list[dict[str, Any]]:
+    """Every gated call that waits for a person, oldest first: App Home's list and `kitebase drafts`."""
     rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
                         .where(col(Approval.status) == ApprovalStatus.PENDING, col(Run.status) == RunStatus.AWAITING_APPROVAL)
                         .order_by(col(Approval.id))).all()
-    return [{"approval_id": a.id, "run_id": r.id, "ticket_id": (a.tool_input or {}).get("ticket_id", r.ticket_id),
-             "message": (a.tool_input or {}).get("message", ""), "created_at": a.created_at,
-             "started_by": r.started_by} for a, r in rows]
+    found = []
+    for a, r in rows:
+        ticket_id = (a.tool_input or {}).get("ticket_id", r.ticket_id)
+        found.append({"approval_id": a.id, "run_id": r.id, "ticket_id": ticket_id,
+                      "customer": customer_name(session, ticket_id) if ticket_id else None, "tool": a.tool_name,
+                      "message": (a.tool_input or {}).get("message", ""), "created_at": a.created_at,
+                      "started_by": r.started_by, "reminded": a.reminded_at is not None})
+    return found
 
 
 def latest_runs(session: Session, limit: int = 20) -> list[dict[str, Any]]:

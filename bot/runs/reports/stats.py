@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import Approval, Escalation, Run, id_of
 from bot.durations import describe
 from bot.runs.lifecycle import citations
+from bot.runs.lifecycle.approvals import chosen_message
 from bot.runs.lifecycle.citations import DRAFT_TOOLS
 from bot.runs.reports import feedback
 from bot.vocabulary import DECIDED_BY_PEOPLE, LIVE, SENT, ApprovalStatus, RunStatus, StopKind
@@ -81,7 +82,7 @@ def _drafts(drafts: list[Approval]) -> dict[str, Any]:
     approved = statuses[ApprovalStatus.APPROVED] + statuses[ApprovalStatus.EDITED]
     edits = [changed_share(str((a.tool_input or {}).get("message", "")), str((a.edited_input or {}).get("message", "")))
              for a in drafts if a.status == ApprovalStatus.EDITED]
-    sent = [sent_text(a) for a in drafts if a.status in SENT and not (a.result or {}).get("is_error")]
+    sent = [chosen_message(a) for a in drafts if a.status in SENT and not (a.result or {}).get("is_error")]
     cited = Counter(anchor for text in sent for anchor in citations.cited(text))
     waits = [(a.decided_at - a.created_at).total_seconds() for a in drafts
              if a.status in DECIDED_BY_PEOPLE and a.decided_at is not None]
@@ -94,13 +95,6 @@ def _drafts(drafts: list[Approval]) -> dict[str, Any]:
             "wait_p90_seconds": percentile(waits, 0.9),
             "sent_replies": len(sent), "sent_citations": dict(cited.most_common()),
             "sent_uncited": sum(1 for text in sent if not citations.cited(text))}
-
-
-def sent_text(approval: Approval) -> str:
-    """The text a decided draft sent: a person's edit wins over the model's draft."""
-    if approval.status == ApprovalStatus.EDITED and approval.edited_input:
-        return str(approval.edited_input.get("message") or "")
-    return str((approval.tool_input or {}).get("message") or "")
 
 
 def _cost(runs: list[Run]) -> dict[str, Any]:

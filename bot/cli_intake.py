@@ -44,7 +44,25 @@ def cmd_intake_status(args: argparse.Namespace, settings: Settings) -> int:
           "no rule took.")
     for rule in status.rules:
         print(status_lines(rule))
+    for line in gone_lines(status.gone):
+        print(line)
     return EXIT_OK
+
+
+def gone_lines(gone: list[control.GoneRule]) -> list[str]:
+    """Rules no longer in the file: named, so a rename or removal never hides a backlog."""
+    lines: list[str] = []
+    for rule in (r for r in gone if r.waiting):
+        shown = ", ".join(f"{w.ticket_id}{' (follow-up)' if w.kind == 'message' else ''} since {w.since}"
+                          for w in rule.oldest[:WAITING_LINES])
+        more = f", and {rule.waiting - WAITING_LINES} more" if rule.waiting > WAITING_LINES else ""
+        lines += [f"{rule.name} · no longer in the rules file, {rule.waiting} waiting on it (each pass offers them "
+                  "to the rules in force)",
+                  f"  waiting, oldest first: {shown}{more}; why: {rule.oldest[0].reason}"]
+    empty = [r.name for r in gone if not r.waiting]
+    if empty:
+        lines.append(f"No longer in the rules file, nothing waiting: {', '.join(empty)}.")
+    return lines
 
 
 def status_lines(rule: control.RuleStatus) -> str:
@@ -94,7 +112,8 @@ def cmd_intake_check(args: argparse.Namespace, settings: Settings) -> int:
           "ticket(s) if they arrived now (nothing is started or written).")
     for rule in report.rules:
         print(f"{rule.name} → {rule.channel}: {len(rule.tickets)} ticket(s), {rule.would_start} would start"
-              + (f", but now they would wait: {rule.hold}" if rule.hold else ""))
+              + (f", but now they would wait: {rule.hold}" if rule.hold else "")
+              + (f"; {rule.waiting} wait in its backlog" if rule.waiting else ""))
         for note in rule.notes:
             print(f"  note: {note}")
         for t in rule.tickets[:TICKETS_LINES]:
@@ -103,4 +122,6 @@ def cmd_intake_check(args: argparse.Namespace, settings: Settings) -> int:
         if len(rule.tickets) > TICKETS_LINES:
             print(f"  … and {len(rule.tickets) - TICKETS_LINES} more (--json lists them all)")
     print(f"No rule takes {report.untaken} ticket(s).")
+    for line in gone_lines(report.gone):
+        print(line)
     return EXIT_OK

@@ -38,12 +38,24 @@ def rule_line(rule: dict[str, Any]) -> str:
     return line
 
 
+def gone_line(gone: list[dict[str, Any]]) -> str | None:
+    """Rules no longer in the file that something still waits on (a removal or rename never hides a backlog)."""
+    waiting = [g for g in gone if g["waiting"]]
+    if not waiting:
+        return None
+    return ":warning: No longer in the rules file, with tickets waiting on them: " + "; ".join(
+        f"*{escape(g['name'])}* {g['waiting']} (oldest *{escape(g['oldest'][0]['ticket_id'])}*: "
+        f"{clip(_text(g['oldest'][0]['reason']), 200)})" for g in waiting)
+
+
 def build_intake_status(status: dict[str, Any]) -> str:
     """The slash command's answer (text of an ephemeral acknowledgement)."""
     if not status["on"]:
         return "Intake is off: `KITEBASE_INTAKE_RULES` is unset, so no ticket is taken without a mention."
     lines = [f"*Intake today* ({status['day']}, UTC) · {status['ignored']} arrival(s) no rule took"]
     lines += [rule_line(rule) for rule in status["rules"]]
+    gone = gone_line(status.get("gone") or [])
+    lines += [gone] if gone else []
     return clip("\n\n".join(lines), 3000)
 
 
@@ -66,7 +78,8 @@ def build_intake_home(status: dict[str, Any] | None, problem: str | None = None)
         return [header("Intake"), context(escape(problem))]
     if status is None or not status["on"]:
         return []
-    text = "\n\n".join(rule_line(rule) for rule in status["rules"])
+    gone = gone_line(status.get("gone") or [])
+    text = "\n\n".join([*(rule_line(rule) for rule in status["rules"]), *([gone] if gone else [])])
     return [header(f"Intake today ({status['day']}, UTC)"), *[mrkdwn_section(c) for c in split_text(text, SECTION)],
             context(f"{status['ignored']} arrival(s) no rule took today · `/kitebase intake status`, "
                     "`/kitebase intake pause RULE` (approvers)")]

@@ -63,10 +63,10 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
             "zendesk-poll", "mirror what changed in Zendesk since the last pass (what webhooks missed)")
     if settings.intake_rules is not None:
         from bot.runs.execution.desk_work import intake
-        from bot.runs.intake.rules import load
+        from bot.runs.intake.reload import RulesFile
 
-        rules = load(settings.intake_rules)
-        add(lambda: intake(service.db, settings, rules, dispatch),
+        rules = RulesFile(service.db, settings)  # read again before each pass: an edited file needs no restart
+        add(lambda: intake(service.db, settings, rules.current(), dispatch),
             IntervalTrigger(seconds=settings.intake_every_seconds), "intake",
             "new tickets that match an intake rule become runs; customers' replies continue theirs")
     watched = watched_groups(settings)

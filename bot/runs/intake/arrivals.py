@@ -36,6 +36,7 @@ from bot.db.engine import Database
 from bot.db.models import DeskArrival, DeskWrite, IntakeRule, Run, Ticket, TicketMessage, id_of, table_of
 from bot.db.statements import changed, insert_ignore
 from bot.runs import BadInput
+from bot.runs.intake.reach import channel_blocked
 from bot.runs.intake.rules import Rule
 from bot.runs.lifecycle import held
 from bot.runs.lifecycle.goals import live_run
@@ -50,6 +51,9 @@ EXPECTED_FROM = 20  # finished intake runs whose median cost a run still working
 NOTICE_EVERY = timedelta(hours=1)
 SKIP_STATUSES = ("hold", "solved", "closed")
 PAUSED_FROM_CLI = "cli"  # IntakeRule.paused_by when `kitebase intake pause` paused it (else a Slack user id)
+AGAIN = "judged again:"  # an arrival's reason while it waits to be judged again by changed rules (see judge_again)
+RECENT = timedelta(hours=24)  # how far back a new or changed rule judges the arrivals no rule took
+NO_RULE = "no rule takes it"
 
 
 @dataclass
@@ -71,12 +75,17 @@ class _Decision:
 
 
 def standing(db: Database, rules: list[Rule]) -> dict[str, IntakeRule]:
-    """Each rule's row (created, in force from now by the database's clock, the first time the rule is seen)."""
+    """Each rule's row (created, in force from now by the database's clock, the first time the rule is seen). A
+    rule new to the database also judges the recent arrivals no rule took (judge_again), in the same transaction:
+    a rule added to the file takes the tickets of the last RECENT it would have taken, whichever process reads it
+    first, and whether the file changed under a running `serve` or before a restart."""
     table = table_of(IntakeRule)
     with db.session() as session:
-        for rule in rules:
-            insert_ignore(session, table, {"name": rule.name, "paused": False, "paused_by": None,
-                                           "noticed_at": None}, conflict=("name",))
+        added = [rule.name for rule in rules
+                 if insert_ignore(session, table, {"name": rule.name, "paused": False, "paused_by": None,
+                                                   "noticed_at": None}, conflict=("name",), returning="name")]
+        if added:
+            _judge_again(session, f"rule {', '.join(repr(n) for n in added)} was added")
         rows = {row.name: row for row in session.exec(select(IntakeRule)).all()}
         for row in rows.values():
             session.expunge(row)
@@ -93,6 +102,25 @@ def in_force(db: Database, settings: Settings) -> list[Rule]:
     if rules:
         standing(db, rules)
     return rules
+
+
+def judge_again(db: Database, why: str) -> int:
+    """The ticket arrivals of the last RECENT that no rule took, judged again by the rules in force at the next pass
+    (a rule added or whose filters changed may take them); how many. Idempotent: several processes may ask."""
+    with db.session() as session:
+        return _judge_again(session, why)
+
+
+def _judge_again(session: Session, why: str) -> int:
+    now = clock.read_now(session)
+    return changed(session.execute(update(DeskArrival).where(
+        col(DeskArrival.state) == ArrivalState.IGNORED, col(DeskArrival.kind) == ArrivalKind.TICKET,
+        col(DeskArrival.reason) == NO_RULE, col(DeskArrival.created_at) >= now - RECENT)
+        .values(state=ArrivalState.NEW, reason=f"{AGAIN} {why}", rule=None, decided_at=None)))
+
+
+def describe_window() -> str:
+    return f"{RECENT.total_seconds() / 3600:g} h"
 
 
 def take(db: Database, settings: Settings, rules: list[Rule], dispatch: Callable[[int], object], *,
@@ -152,6 +180,10 @@ def open_ids(session: Session, settings: Settings, rules: list[Rule]) -> tuple[l
             found.update(session.exec(select(DeskArrival.id).where(
                 col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule) == rule.name,
                 col(DeskArrival.kind) == kind).order_by(col(DeskArrival.id)).limit(BATCH)).all())
+    # the backlog of rules no longer in the file: judged by the rules in force (a renamed rule takes its own back)
+    found.update(session.exec(select(DeskArrival.id).where(
+        col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule).is_not(None),
+        col(DeskArrival.rule).not_in([r.name for r in rules])).order_by(col(DeskArrival.id)).limit(BATCH)).all())
     return sorted(int(i) for i in found if i is not None), held_rules
 
 
@@ -216,17 +248,21 @@ def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standin
     if ticket is None:
         return _Decision(ArrivalState.IGNORED, "the ticket is no longer on the desk", arrival.rule)
     fields = arrival.fields or {}
+    gone = orphaned(arrival, rules)
+    again = gone is not None or (arrival.reason or "").startswith(AGAIN)  # taken in already: no in-force bar
     rule, why = None, None
     for candidate in rules:
         row = standings.get(candidate.name)
-        if row is None or _naive(row.since) > _naive(arrival.created_at):
+        if row is None or (not again and _naive(row.since) > _naive(arrival.created_at)):
             continue  # the rule came into force after this arrived: not its
         why = candidate.why(fields)
         if why is not None:
             rule = candidate
             break
     if rule is None or why is None:
-        return _Decision(ArrivalState.IGNORED, "no rule takes it")
+        if gone is not None:  # never dropped silently: it waits where `intake status` and `check` show it
+            return _Decision(ArrivalState.WAITING, orphan_reason(gone), gone)
+        return _Decision(ArrivalState.IGNORED, NO_RULE)
     skip = skip_reason(session, settings, ticket, fields)
     if skip is not None:
         return _Decision(ArrivalState.SKIPPED, skip, rule.name)
@@ -236,6 +272,21 @@ def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standin
         return _Decision(ArrivalState.WAITING, hold, rule.name)
     run_id = _start(session, settings, rule, why, ticket)
     return _Decision(ArrivalState.STARTED, "started: " + ", ".join(why), rule.name, run_id)
+
+
+def orphaned(arrival: DeskArrival, rules: list[Rule]) -> str | None:
+    """The rule an arrival waits on when that rule is no longer in the file (removed or renamed), else None."""
+    if arrival.state != ArrivalState.WAITING or arrival.rule is None:
+        return None
+    return None if any(r.name == arrival.rule for r in rules) else arrival.rule
+
+
+def orphan_reason(rule: str, *, follow_up: Run | None = None) -> str:
+    if follow_up is not None:
+        return (f"rule '{rule}' is no longer in the rules file, so no rule continues run #{follow_up.id}: a person "
+                f"does (`kitebase follow-up {follow_up.id}`), or put the rule back")
+    return (f"rule '{rule}' is no longer in the rules file and no rule in force takes it: put the rule back, or "
+            "work the ticket by hand (`kitebase run TICKET`)")
 
 
 def skip_reason(session: Session, settings: Settings, ticket: Ticket, fields: dict[str, object]) -> str | None:
@@ -295,6 +346,8 @@ def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *,
     finished yet counts toward the dollar cap at least (expected_cost), so a burst in one pass is capped too."""
     if row.paused:
         return f"rule '{rule.name}' is paused" + (f" by {by_whom(row.paused_by)}" if row.paused_by else "")
+    if (unreachable := channel_blocked(session, rule.channel)) is not None:  # the bot can't post there (reach.py)
+        return unreachable
     if count_hour and rule.max_per_hour is not None:
         started = session.exec(select(func.count()).select_from(DeskArrival).where(
             col(DeskArrival.rule) == rule.name, col(DeskArrival.kind) == ArrivalKind.TICKET,
@@ -365,6 +418,13 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
         return _Decision(ArrivalState.IGNORED, "no run has worked this ticket")
     name = (run.origin or {}).get("rule")
     rule = next((r for r in rules if r.name == name), None)
+    if rule is None and name and session.get(IntakeRule, name) is not None:
+        # its rule left the file (removed or renamed): no rule continues the run; a person does, having seen it
+        reason = orphan_reason(str(name), follow_up=run)
+        if arrival.reason != reason:
+            held.shown(session, run, arrival, key="orphan", how=f"`kitebase follow-up {run.id}`",
+                       why=f"after run #{run.id}'s rule '{name}' left the rules file")
+        return _Decision(ArrivalState.WAITING, reason, str(name))
     if rule is None:
         return _Decision(ArrivalState.IGNORED, f"run #{run.id} was not started by an intake rule in force")
     if not rule.follow_ups:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from bot.config import Settings
@@ -19,8 +20,9 @@ from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import DeskArrival, IntakeRule, Ticket
 from bot.runs.intake import arrivals
+from bot.runs.intake.control import GoneRule, gone_rules
 from bot.runs.intake.rules import Rule, load, taker
-from bot.vocabulary import ArrivalKind
+from bot.vocabulary import ArrivalKind, ArrivalState
 
 ROW_STATUSES = ("open", "pending", "closed")
 NOT_ON_THE_ROW = (("brands", "brand"), ("groups", "group"), ("via", "via"))
@@ -41,6 +43,7 @@ class RuleCheck:
     channel: str
     tickets: list[Candidate] = field(default_factory=list)
     hold: str | None = None  # why its tickets would wait now (paused, over a cap), else None
+    waiting: int = 0  # its backlog now (arrivals that wait for it)
     notes: list[str] = field(default_factory=list)  # what the desk's rows cannot tell about its filters
 
     @property
@@ -55,6 +58,7 @@ class CheckReport:
     open_tickets: int = 0  # tickets on the desk that are not closed
     rules: list[RuleCheck] = field(default_factory=list)
     untaken: int = 0  # open tickets no rule would take
+    gone: list[GoneRule] = field(default_factory=list)  # rules in force once, no longer in the file
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -97,6 +101,9 @@ def judge(session: Session, settings: Settings, rules: list[Rule]) -> CheckRepor
             row = IntakeRule(name=rule.name, paused=False)  # never added to the session
         result.hold = arrivals.hold_reason(session, rule, row, now, count_hour=True,
                                            expected=arrivals.expected_cost(session, settings))
+        result.waiting = int(session.exec(select(func.count()).select_from(DeskArrival).where(
+            col(DeskArrival.rule) == rule.name, col(DeskArrival.state) == ArrivalState.WAITING)).one())
+    report.gone = gone_rules(session, rules)
     return report
 
 

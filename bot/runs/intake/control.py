@@ -62,11 +62,22 @@ class RuleStatus:
 
 
 @dataclass
+class GoneRule:
+    """A rule in force once that is no longer in the rules file (removed or renamed), and what still waits on it:
+    its backlog is judged by the rules in force at each pass; what none takes waits here, for a person."""
+    name: str
+    in_force_since: str
+    waiting: int
+    oldest: list[Waiting]
+
+
+@dataclass
 class Status:
     on: bool
     day: str | None  # the database's UTC day, YYYY-MM-DD
     rules: list[RuleStatus] = field(default_factory=list)
     ignored: int = 0  # arrivals no rule took today (all rules together)
+    gone: list[GoneRule] = field(default_factory=list)  # rules no longer in the file, with what waits on them
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -136,6 +147,23 @@ def figures(session: Session, rules: list[Rule]) -> Status:
             skipped=dict(sorted(skipped.get(rule.name, {}).items())),
             spend_usd=round(arrivals.spend_today(session, rule.name, now), 6),
             max_per_hour=rule.max_per_hour, max_usd_per_day=rule.max_usd_per_day))
+    out.gone = gone_rules(session, rules)
+    return out
+
+
+def gone_rules(session: Session, rules: list[Rule]) -> list[GoneRule]:
+    """Rules in force once that the file no longer holds, oldest first, each with its backlog (often none)."""
+    names = {r.name for r in rules}
+    out: list[GoneRule] = []
+    for row in session.exec(select(IntakeRule).order_by(col(IntakeRule.since), col(IntakeRule.name))).all():
+        if row.name in names:
+            continue
+        waiting = col(DeskArrival.rule) == row.name, col(DeskArrival.state) == ArrivalState.WAITING
+        count = int(session.exec(select(func.count()).select_from(DeskArrival).where(*waiting)).one())
+        oldest = session.exec(select(DeskArrival).where(*waiting).order_by(col(DeskArrival.id))
+                              .limit(WAITING_SHOWN)).all()
+        out.append(GoneRule(row.name, _iso(row.since), count,
+                            [Waiting(a.ticket_id, a.kind, a.reason, _iso(a.created_at)) for a in oldest]))
     return out
 
 

@@ -44,13 +44,19 @@ def held_reason(run: Run, hold: str) -> str:
 
 def show(session: Session, run: Run, arrival: DeskArrival, hold: str) -> None:
     """The held message, once, in the run's thread, with who holds the run and how to continue it."""
+    how = (f"`kitebase resume {run.id}`" if hold.startswith("closed") else
+           f"*Resume run* in the human queue, or `kitebase resume {run.id}`")
+    shown(session, run, arrival, key=hold.split()[0], why=f"while run #{run.id} is {hold}", how=how)
+
+
+def shown(session: Session, run: Run, arrival: DeskArrival, *, key: str, why: str, how: str) -> None:
+    """A customer's message no automatic path continues the run with, once, in the run's thread: why, and how a
+    person continues it (the message goes with that)."""
     body = " ".join((arrival.body or "").split())
     body = body if len(body) <= SHOWN_CHARS else body[: SHOWN_CHARS - 1] + "…"
     who = arrival.author or "The customer"
-    how = (f"`kitebase resume {run.id}`" if hold.startswith("closed") else
-           f"*Resume run* in the human queue, or `kitebase resume {run.id}`")
-    outbox.in_thread(session, run, key=f"held:{arrival.id}:{hold.split()[0]}",
-                     text=f"{who} wrote again on {arrival.ticket_id} while run #{run.id} is {hold}:\n> {body}\n"
+    outbox.in_thread(session, run, key=f"held:{arrival.id}:{key}",
+                     text=f"{who} wrote again on {arrival.ticket_id} {why}:\n> {body}\n"
                           f"Nothing was drafted: the run goes on only when a person continues it ({how}), and this "
                           "message goes with it.")
 

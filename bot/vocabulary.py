@@ -77,6 +77,7 @@ class OutboxStatus(StrEnum):
     PENDING = "pending"  # something Slack does not show yet
     SENT = "sent"
     FAILED = "failed"  # Slack refused it for good
+    HELD = "held"  # its channel refuses the bot (not in it, archived...): posted once the bot can post there
 
 
 class OutboxKind(StrEnum):

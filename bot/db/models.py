@@ -532,3 +532,16 @@ class UserGroupMember(SQLModel, table=True):
     group_id: str = Field(primary_key=True, max_length=32, foreign_key="user_group.id")
     user_id: str = Field(primary_key=True, max_length=32)
     refreshed_at: datetime = database_time()
+
+
+class ChannelReach(SQLModel, table=True):
+    """Whether the bot can post in a Slack channel, as every process reads it (bot/runs/intake/reach.py): written
+    when `serve` looks at start, when Slack refuses a post for good (not in the channel, archived...) and when the
+    bot is invited (Slack's member_joined_channel). No row: never found wanting. `error` None: it can post."""
+
+    __tablename__ = "channel_reach"
+
+    channel: str = Field(primary_key=True, max_length=64)
+    error: str | None = Field(default=None, max_length=64)  # Slack's error code: not_in_channel, is_archived...
+    name: str | None = Field(default=None, max_length=120)  # the channel's name, when Slack told it
+    updated_at: datetime = database_time()

@@ -80,6 +80,9 @@ def show(draft: Draft, settings: Settings, out: Any) -> None:
     if target:
         contact = f" · contact {target['contact']}" if target.get("contact") else ""
         p(f"  Ticket {target['id']} · {target['customer']}{contact} · “{target['title']}” ({target['status']})")
+        for file in target.get("files") or []:
+            p(f"  File from the customer (not read by the agent): {visible(file['line'])}"
+              + (f" {visible(str(file['url']))}" if file.get("url") else ""))
     p(f"  Drafted {age(view['created_at'])} ago · {who_decides(settings, view['run']['started_by'], view.get('reminded_at') is not None)}")
     if draft.customer_copy is not None:
         p("  The customer will receive exactly this:")

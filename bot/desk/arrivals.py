@@ -23,10 +23,12 @@ def ticket_arrived(session: Session, *, key: str, ticket_id: str, fields: dict[s
     return _record(session, key=key, kind=ArrivalKind.TICKET, ticket_id=ticket_id, fields=fields)
 
 
-def message_arrived(session: Session, *, key: str, ticket_id: str, author: str, body: str) -> bool:
-    """A customer's new public message on a ticket already on the desk."""
+def message_arrived(session: Session, *, key: str, ticket_id: str, author: str, body: str,
+                    attachments: list[dict[str, Any]] | None = None) -> bool:
+    """A customer's new public message on a ticket already on the desk; its files (name, type, size, link, as the
+    mirror keeps them: never their content) go with it, so the run it continues reads that they are there."""
     return _record(session, key=key, kind=ArrivalKind.MESSAGE, ticket_id=ticket_id, author=author[:200],
-                   body=body)
+                   body=body, fields={"attachments": attachments} if attachments else None)
 
 
 def _record(session: Session, **values: Any) -> bool:

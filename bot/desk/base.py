@@ -48,6 +48,30 @@ class Attachment:
     url: str | None  # where a person opens it (Zendesk's content_url)
     inline: bool = False  # an image shown in the message's text
 
+    def line(self) -> str:
+        """`saml-trace.log (text/plain, 14.8 KB)`: how a person and the model are told of it."""
+        facts = [f for f in (self.content_type, size_of(self.size)) if f]
+        return self.name + (f" ({', '.join(facts)})" if facts else "") + (", inline" if self.inline else "")
+
+
+def size_of(size: object) -> str | None:
+    """A file's size for people: `812 bytes`, `14.8 KB`, `2.1 MB`."""
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        return None
+    if size < 1024:
+        return f"{size} bytes"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1024
+        if value < 1024 or unit == "GB":
+            break
+    return f"{value:.1f} {unit}"
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return None
+
 
 @dataclass(frozen=True)
 class Message:

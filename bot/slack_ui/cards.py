@@ -59,14 +59,22 @@ def _ticket_lines(arguments: dict[str, Any], target: dict[str, Any] | None,
     if target.get("requester"):  # a real desk: the ticket's own requester, of this organization
         contact = f" · *Requester:* {escape(target['requester'])}"
     name = f"<{ticket_url.format(id=target['id'])}|{escape(target['id'])}>" if ticket_url else escape(target['id'])
+    files = "".join(f"\n:paperclip: " + (f"<{f['url']}|{escape(f['line'])}>" if _link(f.get("url")) else escape(f["line"]))
+                    for f in target.get("files") or [])
     blocks = [mrkdwn_section(f"*{name}* · {escape(target['title'])}\n"
-                             f"*Customer:* {escape(target['customer'])}{contact} · status {escape(target['status'])}")]
+                             f"*Customer:* {escape(target['customer'])}{contact} · status {escape(target['status'])}"
+                             + (f"\n*Files from the customer* (not read by the agent):{files}" if files else ""))]
     if run_ticket is not None and run_ticket["id"] != target["id"]:
         blocks.append(mrkdwn_section(
             f":warning: *Not the ticket this run was started for.* The run works *{escape(run_ticket['id'])}* "
             f"({escape(run_ticket['customer'])}); this goes to *{escape(target['customer'])}* on "
             f"*{escape(target['id'])}*. Check the recipient before you approve."))
     return blocks
+
+
+def _link(url: object) -> bool:
+    """A link Slack may show as one: a web address with nothing that would break the `<url|text>` form."""
+    return isinstance(url, str) and url.startswith(("https://", "http://")) and not any(c in url for c in "<>| \n")
 
 
 def _body(tool: str, arguments: dict[str, Any], target: dict[str, Any] | None,

@@ -144,7 +144,7 @@ def _arrivals(session: Session, ticket: dict[str, Any], comments: list[dict[str,
             continue  # the same count at the same newest time: an edit, not an addition
         elif row["role"] == "customer" and comment.get("id") is not None:
             desk_arrivals.message_arrived(session, key=f"zendesk-comment:{comment['id']}", ticket_id=ticket_id,
-                                     author=row["author"], body=row["body"])
+                                          author=row["author"], body=row["body"], attachments=row["attachments"])
 
 
 def _aware(value: datetime) -> datetime:

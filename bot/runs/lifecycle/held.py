@@ -9,6 +9,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from bot import outbox
+from bot.desk.mirror import attachments_of
 from bot.db import clock
 from bot.db.models import DeskArrival, Escalation, Run, id_of
 from bot.db.statements import changed
@@ -79,7 +80,7 @@ def continuation(ticket_id: str, messages: list[DeskArrival], limit: int) -> str
     who = ", ".join(dict.fromkeys(m.author or "the customer" for m in messages))
     kept: list[str] = []
     for message in reversed(messages):
-        body = _cut(message.body or "", limit)
+        body = _cut(message.body or "", limit) + files_line(message)
         if kept and sum(map(len, kept)) + len(body) > limit:
             break
         kept.insert(0, body)
@@ -94,6 +95,16 @@ def continuation(ticket_id: str, messages: list[DeskArrival], limit: int) -> str
     return (f"The customer ({who}) wrote again on ticket {ticket_id}:\n\n{body}\n\nRead the ticket's new "
             f"message{'s' if len(messages) > 1 else ''} and continue: draft a reply for the customer if one is "
             "needed (it waits for a person's approval, as before).")
+
+
+def files_line(message: DeskArrival) -> str:
+    """The files the customer attached to the message, as facts (never their content): the model is told they
+    are there, so it asks for none it already has, and a person opens them from the ticket."""
+    files = attachments_of((message.fields or {}).get("attachments"))
+    if not files:
+        return ""
+    return "\n[Attached (not read; open them on the ticket): " + "; ".join(
+        a.line() + (f" {a.url}" if a.url else "") for a in files) + "]"
 
 
 def _cut(body: str, limit: int) -> str:

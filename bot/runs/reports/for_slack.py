@@ -12,7 +12,8 @@ from bot.agent.history import thinking_of
 from bot.agent.replay import timeline as timeline_text
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Ticket, utcnow
+from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Ticket, TicketMessage, utcnow
+from bot.desk.mirror import attachments_of
 from bot.runs.intake import control
 from bot.runs.intake.rules import RulesError
 from bot.runs.lifecycle import citations
@@ -20,6 +21,7 @@ from bot.runs.lifecycle.approvals import chosen_message
 from bot.runs.reports import queries, stats
 
 HOME_FIGURES_SECONDS = 7 * 86400  # App Home shows the figures of the last 7 days
+FILES_SHOWN = 5  # of the customer's files on a card (the ticket has them all)
 THOUGHT_CHARS = 1200  # of a turn's thinking summary (the thread shows less)
 
 
@@ -62,7 +64,18 @@ def ticket_brief(session: Any, ticket_id: str | None) -> dict[str, Any] | None:
     customer = session.get(Customer, ticket.customer_id)
     return {"id": ticket.id, "title": ticket.title, "status": ticket.status,
             "customer": customer.name if customer else ticket.customer_id,
-            "contact": customer.contact_name if customer else None, "requester": ticket.requester}
+            "contact": customer.contact_name if customer else None, "requester": ticket.requester,
+            "files": customer_files(session, ticket.id)}
+
+
+def customer_files(session: Any, ticket_id: str, *, most: int = FILES_SHOWN) -> list[dict[str, Any]]:
+    """The files the customer attached on the ticket, newest first (a card names them; nothing fetches them)."""
+    rows = session.exec(select(TicketMessage.attachments).where(
+        col(TicketMessage.ticket_id) == ticket_id, col(TicketMessage.role).in_(("customer", "unknown")),
+        col(TicketMessage.attachments).is_not(None)).order_by(col(TicketMessage.created_at).desc())).all()
+    files = [a for stored in rows for a in attachments_of(stored)]
+    return [{"line": a.line(), "url": a.url} for a in files[:most]] + (
+        [{"line": f"and {len(files) - most} more on the ticket", "url": None}] if len(files) > most else [])
 
 
 def approval(db: Database, approval_id: int) -> dict[str, Any] | None:

@@ -9,7 +9,8 @@ from typing import Any
 
 from bot.cli_run import EXIT_OK, open_database
 from bot.config import Settings
-from bot.runs.intake import arrivals, check, control
+from bot.db.engine import Database
+from bot.runs.intake import arrivals, check, control, reach
 
 WAITING_LINES = 5  # of a rule's backlog, in the text (--json has WAITING_SHOWN)
 TICKETS_LINES = 20  # of a rule's tickets in `check`'s text (--json has them all)
@@ -36,9 +37,10 @@ def cmd_intake_status(args: argparse.Namespace, settings: Settings) -> int:
     if settings.intake_rules is None:
         print(json.dumps({"on": False, "day": None, "rules": [], "ignored": 0}) if args.json else control.OFF)
         return EXIT_OK
-    status = control.status(open_database(settings), settings)
+    db = open_database(settings)
+    status = control.status(db, settings)
     if args.json:
-        print(json.dumps(status.as_dict(), ensure_ascii=False))
+        print(json.dumps({**status.as_dict(), "unreachable": reach.as_dicts(db)}, ensure_ascii=False))
         return EXIT_OK
     print(f"Intake today ({status.day}, UTC), rules from {settings.intake_rules}: {status.ignored} arrival(s) "
           "no rule took.")
@@ -46,6 +48,7 @@ def cmd_intake_status(args: argparse.Namespace, settings: Settings) -> int:
         print(status_lines(rule))
     for line in gone_lines(status.gone):
         print(line)
+    print_unreachable(db)
     return EXIT_OK
 
 
@@ -104,9 +107,10 @@ def cmd_intake_check(args: argparse.Namespace, settings: Settings) -> int:
     if settings.intake_rules is None:
         print(json.dumps({"on": False, "desk": settings.desk, "rules": []}) if args.json else control.OFF)
         return EXIT_OK
-    report = check.check(open_database(settings), settings)
+    db = open_database(settings)
+    report = check.check(db, settings)
     if args.json:
-        print(json.dumps(report.as_dict(), ensure_ascii=False))
+        print(json.dumps({**report.as_dict(), "unreachable": reach.as_dicts(db)}, ensure_ascii=False))
         return EXIT_OK
     print(f"Intake check on the {report.desk} desk: what each rule would take of its {report.open_tickets} open "
           "ticket(s) if they arrived now (nothing is started or written).")
@@ -124,4 +128,11 @@ def cmd_intake_check(args: argparse.Namespace, settings: Settings) -> int:
     print(f"No rule takes {report.untaken} ticket(s).")
     for line in gone_lines(report.gone):
         print(line)
+    print_unreachable(db)
     return EXIT_OK
+
+
+def print_unreachable(db: Database) -> None:
+    """The channels the bot cannot post in (issue 48, item 7; bot/runs/intake/reach.py): what to do about each."""
+    for line in reach.report_lines(db):
+        print(line)

@@ -11,6 +11,7 @@ import json
 import logging
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -143,9 +144,10 @@ def serve(settings: Settings) -> int:
         return 2
     db = open_database(settings)
     warming = warm_up_in_background(db)  # the search's index, beside the rest of start-up (bot/search/warm.py)
-    in_force(db, settings)  # the intake rules, in force before the webhook or the poll records anything
+    rules = in_force(db, settings)  # the intake rules, in force before the webhook or the poll records anything
     app, ctx = build_app(settings, db)
     ctx.identity.learn_in_background(ctx.client)
+    check_channels_in_background(settings, db, rules)  # can the bot post where the rules and escalations go?
     if isinstance(ctx.dispatch, Dispatcher):
         ctx.dispatch.start_threads()  # nor for starting the run threads (embedded: runs continue here)
     liveness = Liveness(db, ctx.service.owner, "serve").start()
@@ -171,6 +173,30 @@ def serve(settings: Settings) -> int:
             background.stop()
         ctx.identity.stop()
         liveness.stop()
+
+
+def check_channels_in_background(settings: Settings, db: Database, rules: list[Any]) -> threading.Thread:
+    """Whether the bot can post in every intake rule's channel and the escalation channel: each it cannot is said
+    in the log (what to do about it) and recorded for every process (bot/runs/intake/reach.py), so that rule starts
+    no runs until it can. In the background: a Slack that is slow to answer never delays listening."""
+    from bot.outbox.sender import look
+    from bot.runs.intake import reach
+    from bot.slack.client import make_client
+
+    client = make_client(settings)
+    channels = reach.channels_to_check(settings, rules)
+
+    def check() -> None:
+        try:
+            if not reach.check(db, settings, channels, lambda channel: look(client, channel)) and channels:
+                logger.info("Kitebase can post in all %d channel(s) the rules and escalations use", len(channels))
+        except Exception:
+            logger.exception("checking the channels the bot posts in failed; a refused post is noticed when it "
+                             "happens")
+
+    thread = threading.Thread(target=check, name="kitebase-channel-check", daemon=True)
+    thread.start()
+    return thread
 
 
 def _listen(settings: Settings, app: App, ctx: SlackContext) -> int:

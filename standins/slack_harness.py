@@ -47,6 +47,11 @@ class Harness:
             time.sleep(0.03)
         raise AssertionError("the app never went idle:\n" + self.slack.summary())
 
+    def invite(self, channel: str, inviter: str = "ULEAD") -> tuple[int, str]:
+        """A person invites the bot to `channel`: the stand-in lets it post there, and Slack's member_joined_channel
+        event reaches the app over signed HTTP."""
+        return self.send.event(self.slack.invite(channel, inviter))
+
     def thread_texts(self, channel: str, thread_ts: str) -> list[str]:
         return [m.get("text", "") or "" for m in self.slack.thread(channel, thread_ts)]
 

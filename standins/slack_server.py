@@ -137,6 +137,17 @@ CONTEXT_ACTIONS_ELEMENTS = frozenset({"feedback_buttons", "icon_button"})  # onl
 TEXT_INPUTS = frozenset({"plain_text_input", "email_text_input", "url_text_input", "number_input"})
 POST_METHODS = frozenset({"chat.postMessage", "chat.startStream"})  # the per-channel posting limit
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})  # need an app-level (xapp-) token, refuse others
+# Methods that act in a channel, and the argument naming it: in a channel the bot is not in, Slack answers
+# `not_in_channel` (public), `channel_not_found` (private: the bot cannot see it); in an archived one, a write
+# answers `is_archived` (chat.postMessage's documented errors; conversations.info says `is_member`, `is_archived`).
+MEMBER_METHODS = {"chat.postMessage": "channel", "chat.update": "channel", "chat.delete": "channel",
+                  "chat.postEphemeral": "channel", "chat.startStream": "channel", "chat.appendStream": "channel",
+                  "chat.stopStream": "channel", "reactions.add": "channel", "reactions.remove": "channel",
+                  "conversations.history": "channel", "conversations.replies": "channel",
+                  "agents.sessions.setStatus": "channel_id", "agents.sessions.rename": "channel_id",
+                  "files.completeUploadExternal": "channel_id",
+                  "assistant.threads.setSuggestedPrompts": "channel_id"}
+READ_METHODS = frozenset({"conversations.history", "conversations.replies"})  # an archived channel can be read
 JSON_FIELDS = ("blocks", "attachments", "view", "files", "chunks", "metadata", "user_auth_blocks", "prompts")
 MAX_SUGGESTED_PROMPTS = 4  # "up to four suggested prompts" (assistant.threads.setSuggestedPrompts)
 CHUNK_TYPES = frozenset({"markdown_text", "plan_update", "task_update", "blocks"})
@@ -543,6 +554,10 @@ class SlackAPIServer(LocalHTTPServer):
       plays a legacy assistant app, whose prompts are set per thread)
     * ``usergroups``, ``users``, ``channels``: fixtures the read methods serve (users/channels are optional
       overrides; any ``U``/``W`` user id and ``C``/``G``/``D`` channel id is answered with a default)
+    * ``not_joined``, ``archived``: the bot is in every channel unless :meth:`remove_bot` took it out (then posts
+      there answer ``not_in_channel``, or ``channel_not_found`` for a private ``G`` channel or one whose
+      ``channels`` entry says ``is_private``); :meth:`invite` puts it back and returns the
+      ``member_joined_channel`` event Slack sends the app (the harness delivers it over signed HTTP)
     """
 
     BOT_ID = "B0BOT"
@@ -566,6 +581,8 @@ class SlackAPIServer(LocalHTTPServer):
         self.usergroups: dict[str, list[str]] = {}
         self.users: dict[str, dict] = {}
         self.channels: dict[str, dict] = {}
+        self.not_joined: set[str] = set()  # channels the bot is not a member of (every other one it is)
+        self.archived: set[str] = set()
         self.agent_sessions: dict[tuple[str, str], dict] = {}
         self.sessions_error: str | None = None  # e.g. "not_allowed": this workspace/app cannot have sessions
         self.agent_session_stopped_subscribed = True
@@ -650,6 +667,39 @@ class SlackAPIServer(LocalHTTPServer):
         """The next ``times`` calls to ``method`` get HTTP 200 ``{"ok": false, "error": error}``."""
         with self._lock:
             self._injected.setdefault(method, deque()).extend([(200, {"ok": False, "error": error}, {})] * times)
+
+    def remove_bot(self, channel: str) -> None:
+        """The bot is not in ``channel`` (never invited, or removed): what it does there is refused."""
+        with self._lock:
+            self.not_joined.add(channel)
+
+    def invite(self, channel: str, inviter: str = "ULEAD") -> dict:
+        """A person invites the bot to ``channel``: it is a member from now, and this is the event Slack sends the
+        app (docs.slack.dev/reference/events/member_joined_channel: ``user`` is the bot's user id, ``channel_type``
+        a single letter)."""
+        with self._lock:
+            self.not_joined.discard(channel)
+        return {"type": "member_joined_channel", "user": self.bot_user_id, "channel": channel,
+                "channel_type": "G" if self._private(channel) else "C", "team": self.team_id, "inviter": inviter,
+                "event_ts": self._next_ts()}
+
+    def archive(self, channel: str) -> None:
+        with self._lock:
+            self.archived.add(channel)
+
+    def _private(self, channel: str) -> bool:
+        return channel.startswith("G") or bool(self.channels.get(channel, {}).get("is_private"))
+
+    def _member_guard(self, method: str, args: dict) -> None:
+        """Slack's answer for a channel the bot is not in, or an archived one (see MEMBER_METHODS)."""
+        field = MEMBER_METHODS.get(method)
+        channel = args.get(field) if field else None
+        if not isinstance(channel, str):
+            return
+        if channel in self.not_joined:
+            raise _SlackError("channel_not_found" if self._private(channel) else "not_in_channel")
+        if channel in self.archived and method not in READ_METHODS:
+            raise _SlackError("is_archived")
 
     # -- inspection -------------------------------------------------------
     def calls_to(self, method: str) -> list[dict]:
@@ -740,6 +790,7 @@ class SlackAPIServer(LocalHTTPServer):
                 if handler is None:
                     raise _SlackError("unknown_method", req_method=method)
                 with self._lock:
+                    self._member_guard(method, args)
                     body = {"ok": True, **handler(args)}
         except _SlackError as exc:
             status = exc.status
@@ -1288,14 +1339,21 @@ class SlackAPIServer(LocalHTTPServer):
 
     def _conversations_info(self, args: dict) -> dict:
         channel = self._required(args, "channel", "channel_not_found")
+        if channel in self.not_joined and self._private(channel):
+            raise _SlackError("channel_not_found")  # a private channel the bot is not in: it cannot see it
         if channel in self.channels:
-            info = {"id": channel, "name": channel.lower(), **self.channels[channel]}
+            info = {"id": channel, "name": channel.lower(), "is_member": True, "is_archived": False,
+                    **self.channels[channel]}
         elif channel[:1] in ("C", "G", "D"):
             info = {"id": channel, "name": f"channel-{channel.lower()}", "is_channel": channel[0] == "C",
                     "is_private": channel[0] == "G", "is_im": channel[0] == "D", "is_member": True,
                     "is_archived": False}
         else:
             raise _SlackError("channel_not_found")
+        if channel in self.not_joined:
+            info["is_member"] = False
+        if channel in self.archived:
+            info["is_archived"] = True
         return {"channel": info}
 
     def _assistant_threads_set_suggested_prompts(self, args: dict) -> dict:

@@ -1,4 +1,5 @@
-"""Events: mentions, direct messages, App Home and its Messages tab, Slack's own Stop on an agent session. Each
+"""Events: mentions, direct messages, App Home and its Messages tab, Slack's own Stop on an agent session, the bot
+invited to a channel (member_joined_channel: what waited for that channel is posted). Each
 is recorded before Slack gets its 200 (the app runs with process_before_response), so an acknowledged mention is
 never lost. The bot's own messages never get here (Bolt's ignoring_self_events)."""
 
@@ -13,6 +14,7 @@ from bot.listeners.actions import continue_runs
 from bot.listeners.context import SlackContext
 from bot.listeners.take import take_request
 from bot.runs import asks
+from bot.runs.intake import reach
 from bot.runs.intake.record import Request
 
 logger = logging.getLogger(__name__)
@@ -34,6 +36,10 @@ def register(app: App, ctx: SlackContext) -> None:
     @app.event("app_home_opened")
     def handle_app_home_opened(event: dict[str, Any]) -> None:
         _home_opened(ctx, event)
+
+    @app.event("member_joined_channel")  # Bolt keeps this one even when the member is the bot itself
+    def handle_member_joined_channel(event: dict[str, Any], body: dict[str, Any]) -> None:
+        _joined(ctx, event, body)
 
 
 def _mention(ctx: SlackContext, event: dict[str, Any], body: dict[str, Any]) -> None:
@@ -62,6 +68,15 @@ def _request(event: dict[str, Any], body: dict[str, Any]) -> Request:
                    channel=str(event.get("channel") or ""), ts=str(event.get("ts") or ""),
                    thread_ts=str(event["thread_ts"]) if event.get("thread_ts") else None,
                    team=body.get("team_id") if isinstance(body.get("team_id"), str) else None)
+
+
+def _joined(ctx: SlackContext, event: dict[str, Any], body: dict[str, Any]) -> None:
+    """The bot was invited to a channel: the rule posting there starts runs again, and what waited is posted."""
+    bot_user = getattr(ctx.identity, "user_id", None) or next(
+        (a.get("user_id") for a in body.get("authorizations") or [] if isinstance(a, dict) and a.get("is_bot")), None)
+    channel, user = str(event.get("channel") or ""), str(event.get("user") or "")
+    if reach.joined(ctx.service.db, channel, user, bot_user):
+        logger.info("the bot was invited to %s: what waited for it goes out now", channel)
 
 
 def _session_stopped(ctx: SlackContext, event: dict[str, Any]) -> None:

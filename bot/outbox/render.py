@@ -18,6 +18,7 @@ from bot.runs.reports import batches, for_slack
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
 from bot.slack_ui.batch import build_batch_card
+from bot.slack_ui.limits import MAX_BLOCKS_MESSAGE, mrkdwn_section
 from bot.slack_ui.notice import ai_notice
 from bot.slack_ui.prompt_answers import build_today, build_waiting_for
 from bot.vocabulary import SESSION_STATUS, ApprovalStatus, OutboxKind, RunStatus
@@ -148,6 +149,13 @@ class Renderer:
                 arguments=shown, status=approval["status"],
                 actor=approval["decided_by"], when=approval["decided_at"], reason=approval["reason"],
                 result=approval["result"], **common)
+        away = (row.payload or {}).get("away")
+        if away and approval["status"] != ApprovalStatus.PENDING:
+            away = (f":information_source: Shown here because I couldn't post in <#{(row.payload or {}).get('home')}> "
+                    "when this draft was written.")
+        if away:  # a copy shown elsewhere because the run's own channel refuses the bot: why, first
+            text = f"{away}\n{text}"
+            blocks = [mrkdwn_section(str(away)), *blocks] if len(blocks) < MAX_BLOCKS_MESSAGE else blocks
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
     def _desk(self) -> Desk:
@@ -213,7 +221,8 @@ class Renderer:
         text, blocks = queue.build_escalation(
             escalation_id=escalation["id"], run_id=run["id"], ticket_id=run["ticket_id"] or "-",
             kind=escalation["kind"], reason=escalation["reason"], summary=escalation["summary"] or "",
-            thread_link=state.get("permalink"), status=escalation["status"], actor=escalation["claimed_by"])
+            thread_link=state.get("permalink"), status=escalation["status"], actor=escalation["claimed_by"],
+            held=escalation.get("held"))
         return self._post_or_update(row, text, blocks, state)
 
     def _transcript(self, row: Outbox) -> Delivery | None:

@@ -34,6 +34,7 @@ from bot.pressure import let_requests_pass
 from bot.redact import redact, redact_obj
 from bot.runs import owner_name
 from bot.runs.execution import processes
+from bot.runs.intake import reach
 from bot.telemetry.deliveries import note_outbox_row, note_slack_call, traced_delivery
 from bot.vocabulary import OutboxKind
 
@@ -62,6 +63,8 @@ VERIFIABLE = frozenset({OutboxKind.CARD, OutboxKind.FINAL, OutboxKind.NOTICE, Ou
 NO_MESSAGE = frozenset({OutboxKind.HOME, OutboxKind.EPHEMERAL, OutboxKind.TRANSCRIPT, OutboxKind.AGENT_SESSION,
                         OutboxKind.PROMPTS})
 SUGGEST = "assistant.threads.setSuggestedPrompts"
+REACH_READ = 0.5
+RECHECK_SECONDS = 300.0  # a channel that refuses the bot is looked at again this often (an invite's event lost)
 
 
 class OutboxSender:
@@ -84,6 +87,12 @@ class OutboxSender:
         self._leading_checked = 0.0
         self.leader = False
         self._told_no_prompts = False  # a workspace without agent features is logged once
+        self._rechecked = time.monotonic()
+        # channels refusing the bot and held rows, as last read (at most every REACH_READ seconds): a row they
+        # name is held if the database still says so; one they miss is refused by Slack and held then
+        self._refusing: frozenset[str] = frozenset()
+        self._held: frozenset[int] = frozenset()
+        self._reach_read = 0.0
 
     # --- life --------------------------------------------------------------------------------------
 
@@ -127,6 +136,12 @@ class OutboxSender:
         """Start every delivery that may go now; returns how long to wait before looking again."""
         if not self._lead():
             return 1.0
+        if time.monotonic() - self._rechecked > RECHECK_SECONDS:
+            self._rechecked = time.monotonic()
+            self._pool.submit(self.recheck)
+        if time.monotonic() - self._reach_read > REACH_READ:
+            self._reach_read = time.monotonic()
+            self._refusing, self._held = reach.refusing(self.db)
         rows = claims.pending(self.db)
         wait = 0.5
         with self._lock:
@@ -181,6 +196,8 @@ class OutboxSender:
                 return
             row, uncertain = claimed
             note_outbox_row(row)
+            if self._may_hold(row) and reach.hold_if_blocked(self.db, self.settings, row):
+                return  # its channel refuses the bot, or the row it goes under is held: kept for later
             if uncertain and row.ts is None and self._verifiable(row):
                 try:
                     found = self._find_in_slack(row)
@@ -192,6 +209,8 @@ class OutboxSender:
                     claims.found_in_slack(self.db, row_id, found)
                     row.ts = found
             delivery = self.render(row)
+            if delivery is None and row.parent_id is not None and reach.hold_if_blocked(self.db, self.settings, row):
+                return  # under a held message: not "nothing to show", it is shown when that one is
             if delivery is None:
                 claims.sent(self.db, row_id, version=row.version, ts=row.ts, state=dict(row.state or {}))
                 return
@@ -213,6 +232,9 @@ class OutboxSender:
             with self._lock:
                 self._busy.pop(row_id, None)
             outbox.wake.set()
+
+    def _may_hold(self, row: Outbox) -> bool:
+        return (row.channel in self._refusing) or (row.parent_id is not None and row.parent_id in self._held)
 
     def _send(self, row: Outbox, call: Call, ts: str | None, creates: bool, delivery: Delivery, index: int) -> str | None:
         args = redact_obj(dict(call.args))
@@ -263,6 +285,11 @@ class OutboxSender:
                 "Slack refused the suggested prompts (%s); the prompts still work when typed", detail)
             self._told_no_prompts = True
             claims.failed(self.db, id_of(row), detail)
+        elif error in reach.REFUSED and row.kind not in reach.NEVER_HELD and reach.postable(row.channel):
+            logger.error("Slack refused outbox row %s (%s): %s; it waits until the bot can post there: %s", row.id,
+                         row.kind, detail, reach.why(error, str(row.channel)))
+            reach.refused(self.db, self.settings, row, error, detail)  # held, never marked sent; a card goes elsewhere
+            self._refusing = self._refusing | {str(row.channel)}
         else:
             logger.error("Slack refused outbox row %s (%s) for good: %s", row.id, row.kind, detail)
             claims.failed(self.db, id_of(row), detail)
@@ -275,6 +302,16 @@ class OutboxSender:
                            "(docs/slack-agent.md says what they need)", error)
             self.sessions_ok = False
         claims.sent(self.db, id_of(row), version=row.version, ts=None, state=dict(row.state or {}))
+
+    def recheck(self) -> None:
+        """The channels recorded as refusing the bot, looked at again: one that takes it now (its invite's event
+        was missed, say while no serve ran) releases what waits for it."""
+        try:
+            channels = {b.channel: "a channel that refused the bot" for b in reach.blocked(self.db)}
+            if channels:
+                reach.check(self.db, self.settings, channels, lambda channel: look(self.client, channel))
+        except Exception:
+            logger.exception("looking again at the channels that refuse the bot failed; trying later")
 
     # --- looking in Slack -----------------------------------------------------------------------------
 
@@ -313,6 +350,26 @@ class OutboxSender:
         except Exception:
             logger.warning("no permalink for %s/%s", channel, ts)
             return None
+
+
+def look(client: WebClient, channel: str) -> reach.Look:
+    """Whether the bot can post in `channel`, as Slack says it (conversations.info: `is_member`, `is_archived`; a
+    private channel the bot is not in is `channel_not_found`). What it says is recorded by the run layer."""
+    try:
+        info = client.conversations_info(channel=channel).get("channel") or {}
+    except SlackApiError as exc:
+        error = str(exc.response.get("error") or "")
+        if error in reach.REFUSED:
+            return reach.Look(error)
+        hint = (" (the app needs the channels:read and groups:read scopes: reinstall it from manifest.json)"
+                if error == "missing_scope" else "")
+        return reach.Look(None, known=False, detail=f"conversations.info: {error}{hint}")
+    name = info.get("name") if isinstance(info.get("name"), str) else None
+    if info.get("is_archived"):
+        return reach.Look("is_archived", name)
+    if info.get("is_member") is False and not info.get("is_im"):
+        return reach.Look("not_in_channel", name)
+    return reach.Look(None, name)
 
 
 def _backoff(attempts: int) -> float:

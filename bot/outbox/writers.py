@@ -210,6 +210,11 @@ def card_changed(session: Session, approval_id: int) -> None:
     if batch_id is not None:
         bump(session, batch_key(batch_id))
     bump(session, f"card:{approval_id}")  # a fan-out child's own card, if it has one (a call other than a reply)
+    # its copies where approvers could see it while its own channel refused the bot (bot/runs/intake/reach.py)
+    session.execute(update(Outbox).where(col(Outbox.kind) == OutboxKind.CARD, col(Outbox.ref_id) == approval_id,
+                                         col(Outbox.key).startswith(f"card:{approval_id}:to:"))
+                    .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now())
+                    .execution_options(synchronize_session=False))
 
 
 def batch_key(batch_id: int) -> str:

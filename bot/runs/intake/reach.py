@@ -179,8 +179,6 @@ def refused(db: Database, settings: Settings, row: Outbox, error: str, detail: s
         session.execute(update(Outbox).where(col(Outbox.id) == row.id).values(
             status=OutboxStatus.HELD, claimed_by=None, last_error=detail[:2000], updated_at=clock.now()))
         _away(session, settings, row, error)
-    logger.warning("Kitebase can't post in %s, so its messages there wait: %s", channel,
-                   why(error, channel))
 
 
 def hold_if_blocked(db: Database, settings: Settings, row: Outbox) -> bool:
@@ -211,6 +209,12 @@ def reachable(db: Database, channel: str, name: str | None = None) -> int:
         return 0
     with db.session() as session:
         was_blocked = _note(session, channel, None, name)
+        # a backlog notice written while the bot could not post here gives a reason that no longer holds
+        session.execute(update(Outbox).where(col(Outbox.channel) == channel, col(Outbox.status) == OutboxStatus.HELD,
+                                             col(Outbox.key).startswith("intake-backlog:"))
+                        .values(status=OutboxStatus.FAILED, last_error="not posted: written while the bot could not "
+                                "post here, its reason no longer holds", updated_at=clock.now())
+                        .execution_options(synchronize_session=False))
         ids = session.exec(select(Outbox.id).where(col(Outbox.channel) == channel,
                                                    col(Outbox.status) == OutboxStatus.HELD)).all()
         released = _release(session, [int(i) for i in ids if i is not None])

@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from bot.cli_decide import plain
+from bot.cli_output import visible
 from bot.cli_run import EXIT_BAD_INPUT, EXIT_OK, actor_of, drive, open_database
 from bot.config import Settings
 from bot.runs.lifecycle.escalations import QueueAct, Target
@@ -69,6 +70,9 @@ def queue_item(item: dict[str, Any]) -> str:
     who = f" · taken by {item['claimed_by']}" if item["claimed_by"] else ""
     lines = [head + who, f"  Reason: {item['reason']}"]
     lines += [f"  {line}" for line in (item["summary"] or "").splitlines()]
+    for message in item.get("held") or []:
+        lines.append(f"  {visible(message['author'])} wrote again (waits for a person to resume the run): "
+                     f"“{visible(message['body'])}”")
     take = "" if item["claimed_by"] else f"kitebase queue take {run}   "
     lines += [f"  Act: {take}kitebase queue resume {run} [--note TEXT]   kitebase queue close {run} --note TEXT",
               f"  History: kitebase replay {run}", ""]

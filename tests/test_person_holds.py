@@ -190,6 +190,11 @@ def test_in_slack_the_stopped_runs_thread_shows_the_message_and_resume_run_takes
         assert len(shown) == 1 and "stopped by ULEAD" in shown[0] and "Resume run" in shown[0]
 
         resume = harness.shown_button("resume_run")
+        item = harness.slack.messages[(resume["channel"], resume["ts"])]
+        assert "The customer wrote again" in str(item["blocks"]) and "Any news? It still loops" in str(item["blocks"]), \
+            "the queue item shows the held message to whoever picks the run up"
+        assert main(["queue"]) == 0
+        assert "wrote again (waits for a person to resume the run): “Any news? It still loops" in capsys.readouterr().out
         harness.send.click("resume_run", resume["value"], message_ts=resume["ts"], channel=resume["channel"])
         harness.drain()
         run = run_row(db, run_id)

@@ -24,17 +24,29 @@ from bot.vocabulary import EscalationStatus, stop_words
 
 
 def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
-                     thread_link: str | None, status: str = EscalationStatus.OPEN, actor: str | None = None) -> Message:
+                     thread_link: str | None, status: str = EscalationStatus.OPEN, actor: str | None = None,
+                     held: list[dict[str, Any]] | None = None) -> Message:
+    """`held`: the customer's messages that wait for a person to continue the run (shown before the summary:
+    they are what is new)."""
     text = escape(f"Run #{run_id} on {ticket_id} needs a person: {reason}")
     link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
     blocks = [
         header(f"{ticket_id} needs a person"),
         mrkdwn_section(f"*Why:* {mention_ids(escape(_said(stop_words(kind, reason), reason)))}\n"
                        f"Run #{run_id} · see {link}; the full history is in the transcript below."),
+        *([mrkdwn_section(_held(held))] if held else []),
         *[mrkdwn_section(chunk) for chunk in split_text(escape(summary or "No summary."), 2900)],
     ]
     tail = _escalation_tail(escalation_id, run_id, status, actor)  # never cut: a long summary is cut instead
     return text, [*fit_blocks(blocks, MAX_BLOCKS_MESSAGE - 1 - len(tail)), *tail, ai_notice()]
+
+
+def _held(held: list[dict[str, Any]]) -> str:
+    shown = held[-3:]
+    earlier = f"\n_and {len(held) - len(shown)} earlier on the ticket_" if len(held) > len(shown) else ""
+    return clip(f":speech_balloon: *The customer wrote again* ({len(held)}); it goes into the run when a person "
+                "resumes it:" + earlier + "".join(f"\n>*{escape(m['author'])}:* {escape(m['body'])}" for m in shown),
+                2900)
 
 
 def _escalation_tail(escalation_id: int, run_id: int, status: str, actor: str | None) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from bot.desk.mirror import attachments_of
 from bot.db import clock
 from bot.db.models import DeskArrival, Escalation, Run, id_of
 from bot.db.statements import changed
-from bot.vocabulary import OPEN_ARRIVALS, TERMINAL, ArrivalKind, ArrivalState, EscalationStatus, RunStatus
+from bot.vocabulary import OPEN_ARRIVALS, TERMINAL, UNRESOLVED, ArrivalKind, ArrivalState, EscalationStatus, RunStatus
 from tools.base import truncate
 
 SHOWN_CHARS = 1500  # of a held message in the run's thread (the desk has it whole)
@@ -39,6 +39,20 @@ def person_hold(session: Session, run: Run) -> str | None:
     return None
 
 
+def for_a_person(session: Session, ticket_id: str | None, *, chars: int = 300) -> list[dict[str, str]]:
+    """The customer's messages on `ticket_id` that wait for a person to continue its run, oldest first, as the
+    human queue shows them (author, when, the text cut at `chars`; the desk has it whole)."""
+    if not ticket_id:
+        return []
+    rows = session.exec(select(DeskArrival).where(col(DeskArrival.ticket_id) == ticket_id,
+                                                  col(DeskArrival.kind) == ArrivalKind.MESSAGE,
+                                                  col(DeskArrival.state) == ArrivalState.NEW,
+                                                  col(DeskArrival.reason).startswith(FOR_A_PERSON))
+                        .order_by(col(DeskArrival.id))).all()
+    return [{"author": m.author or "The customer", "at": m.created_at.isoformat(),
+             "body": truncate(" ".join((m.body or "").split()), chars)} for m in rows]
+
+
 def held_reason(run: Run, hold: str) -> str:
     return f"{FOR_A_PERSON} run #{run.id} was {hold}; it continues only when a person resumes it"
 
@@ -48,6 +62,9 @@ def show(session: Session, run: Run, arrival: DeskArrival, hold: str) -> None:
     how = (f"`kitebase resume {run.id}`" if hold.startswith("closed") else
            f"*Resume run* in the human queue, or `kitebase resume {run.id}`")
     shown(session, run, arrival, key=hold.split()[0], why=f"while run #{run.id} is {hold}", how=how)
+    for escalation in session.exec(select(Escalation.id).where(col(Escalation.run_id) == run.id,
+                                                               col(Escalation.status).in_(UNRESOLVED))).all():
+        outbox.queue_changed(session, int(escalation or 0))  # the queue item shows the message too
 
 
 def shown(session: Session, run: Run, arrival: DeskArrival, *, key: str, why: str, how: str) -> None:

@@ -16,7 +16,7 @@ from bot.db.models import Approval, Customer, Escalation, Outbox, Run, Step, Tic
 from bot.desk.mirror import attachments_of
 from bot.runs.intake import control
 from bot.runs.intake.rules import RulesError
-from bot.runs.lifecycle import citations
+from bot.runs.lifecycle import citations, held
 from bot.runs.lifecycle.approvals import chosen_message
 from bot.runs.reports import queries, stats
 
@@ -110,7 +110,8 @@ def escalation(db: Database, escalation_id: int) -> dict[str, Any] | None:
         if row is None or run is None:
             return None
         return {"id": row.id, "kind": row.kind, "reason": row.reason, "summary": row.summary, "status": row.status,
-                "claimed_by": row.claimed_by, "note": row.note, "run": run_brief(run)}
+                "claimed_by": row.claimed_by, "note": row.note, "run": run_brief(run),
+                "held": held.for_a_person(session, run.ticket_id)}
 
 
 def escalation_run_id(db: Database, escalation_id: int) -> int | None:

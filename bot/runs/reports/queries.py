@@ -7,6 +7,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.db.models import Approval, Customer, Escalation, Run, Ticket, id_of
+from bot.runs.lifecycle import held
 from bot.vocabulary import UNRESOLVED, ApprovalStatus, RunStatus, stop_words
 
 
@@ -16,7 +17,8 @@ def queue(session: Session) -> list[dict[str, Any]]:
     return [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id,
              "customer": customer_name(session, r.ticket_id) if r.ticket_id else None, "kind": e.kind,
              "why": stop_words(e.kind, e.reason), "reason": e.reason, "summary": e.summary, "status": e.status,
-             "claimed_by": e.claimed_by, "created_at": e.created_at.isoformat()} for e, r in rows]
+             "claimed_by": e.claimed_by, "created_at": e.created_at.isoformat(),
+             "held": held.for_a_person(session, r.ticket_id)} for e, r in rows]
 
 
 def waiting_approvals(session: Session) -> list[dict[str, Any]]:

@@ -33,7 +33,7 @@ def test_a_files_size_reads_as_people_write_it() -> None:
     assert Attachment("b", None, None, None).line() == "b"
 
 
-def test_files_show_on_the_card_and_in_the_continuation_and_are_never_fetched(desk: Any, zd: Any) -> None:
+def test_files_show_on_the_card_and_in_the_continuation_and_are_never_fetched(desk: Any, zd: Any) -> None:  # noqa: F811
     from standins.slack_harness import start_harness
 
     db, settings = desk

@@ -79,3 +79,25 @@ def test_without_history_a_run_is_expected_to_cost_its_budget(db: Any, settings:
     assert len(_pass(db, settings, rules)) == 2, "KITEBASE_COST_BUDGET_USD ($2.00) each: $0 and $2 before each"
     with db.session() as session:
         assert len(session.exec(select(DeskArrival).where(DeskArrival.state == ArrivalState.WAITING)).all()) == 3
+
+
+def test_messages_held_on_working_runs_never_delay_a_message_whose_run_ended(db: Any, settings: Any,
+                                                                           monkeypatch: Any) -> None:
+    """A message held while its run works is not read again until the run ends, so any number of them (here more
+    than a pass reads) leaves room for a message that can continue its run now."""
+    from bot.desk import arrivals as desk_arrivals
+
+    monkeypatch.setattr(arrivals, "BATCH", 3)
+    rules = [Rule(name="sso", channel="C0SSO", tags=("sso",))]
+    arrivals.standing(db, rules)
+    tickets = [_new_ticket(db, n, tags=("sso",)) for n in range(5)]
+    runs = _pass(db, settings, rules) + _pass(db, settings, rules)
+    assert len(runs) == 5
+    with db.session() as session:  # the last ticket's run ended; the others still work
+        session.execute(update(Run).where(col(Run.id) == runs[-1]).values(status=RunStatus.COMPLETED))
+        for n, ticket in enumerate(tickets):
+            desk_arrivals.message_arrived(session, key=f"message:busy{n}", ticket_id=ticket, author="Dana",
+                                          body=f"news {n}")
+    assert _pass(db, settings, rules) == [], "the first pass reads the oldest three: all held on working runs"
+    assert _pass(db, settings, rules) == [runs[-1]], "the next reads past them to the message that can go on"
+    assert str(_arrival(db, tickets[0]).reason) == f"held until run #{runs[0]} ends"

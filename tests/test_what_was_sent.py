@@ -113,8 +113,9 @@ def test_a_pending_card_shows_the_customers_copy(db, settings):
 def test_the_internal_note_and_the_report_describe_the_sent_text(db, settings):
     """The offline model's internal note on the ticket and its final report name what went out (the edit's one
     citation, and who edited it), not what its draft cited."""
-    from bot.db.models import TicketMessage
     from sqlmodel import select
+
+    from bot.db.models import TicketMessage
 
     run_id, state = edited_run(db, settings)
     with db.session() as session:

@@ -66,11 +66,6 @@ def size_of(size: object) -> str | None:
         if value < 1024 or unit == "GB":
             break
     return f"{value:.1f} {unit}"
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
-    return None
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ def _ticket_lines(arguments: dict[str, Any], target: dict[str, Any] | None,
     if target.get("requester"):  # a real desk: the ticket's own requester, of this organization
         contact = f" · *Requester:* {escape(target['requester'])}"
     name = f"<{ticket_url.format(id=target['id'])}|{escape(target['id'])}>" if ticket_url else escape(target['id'])
-    files = "".join(f"\n:paperclip: " + (f"<{f['url']}|{escape(f['line'])}>" if _link(f.get("url")) else escape(f["line"]))
+    files = "".join("\n:paperclip: " + (f"<{f['url']}|{escape(f['line'])}>" if _link(f.get("url")) else escape(f["line"]))
                     for f in target.get("files") or [])
     blocks = [mrkdwn_section(f"*{name}* · {escape(target['title'])}\n"
                              f"*Customer:* {escape(target['customer'])}{contact} · status {escape(target['status'])}"

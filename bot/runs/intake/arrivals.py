@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, or_, update
+from sqlalchemy import and_, exists, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -54,6 +54,7 @@ PAUSED_FROM_CLI = "cli"  # IntakeRule.paused_by when `kitebase intake pause` pau
 AGAIN = "judged again:"  # an arrival's reason while it waits to be judged again by changed rules (see judge_again)
 RECENT = timedelta(hours=24)  # how far back a new or changed rule judges the arrivals no rule took
 NO_RULE = "no rule takes it"
+HELD_LIVE = "held until run #"  # a message's reason while its run works (not read again until the run ends)
 
 
 @dataclass
@@ -165,9 +166,11 @@ def open_ids(session: Session, settings: Settings, rules: list[Rule]) -> tuple[l
     found: set[int | None] = set()
     for kind in (ArrivalKind.TICKET, ArrivalKind.MESSAGE):
         fresh = select(DeskArrival.id).where(col(DeskArrival.state) == ArrivalState.NEW, col(DeskArrival.kind) == kind)
-        if kind == ArrivalKind.MESSAGE:
-            fresh = fresh.where(or_(col(DeskArrival.reason).is_(None),
-                                    ~col(DeskArrival.reason).startswith(held.FOR_A_PERSON)))
+        if kind == ArrivalKind.MESSAGE:  # not those a person holds, nor those whose run still works
+            live = exists().where(col(Run.ticket_id) == col(DeskArrival.ticket_id), col(Run.status).in_(LIVE))
+            fresh = fresh.where(or_(col(DeskArrival.reason).is_(None), and_(
+                ~col(DeskArrival.reason).startswith(held.FOR_A_PERSON),
+                ~and_(col(DeskArrival.reason).startswith(HELD_LIVE), live))))
         found.update(session.exec(fresh.order_by(col(DeskArrival.id)).limit(BATCH)).all())
         for rule in rules:
             if rule.name not in rows:
@@ -430,7 +433,7 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
     if not rule.follow_ups:
         return _Decision(ArrivalState.IGNORED, f"rule '{rule.name}' takes no follow-ups", rule.name)
     if run.status in LIVE:
-        return _Decision(ArrivalState.NEW, f"held until run #{run.id} ends", rule.name)
+        return _Decision(ArrivalState.NEW, f"{HELD_LIVE}{run.id} ends", rule.name)
     person = held.person_hold(session, run)
     if person is not None:  # a person's word holds: shown to them, and it waits for them
         reason = held.held_reason(run, person)
@@ -449,7 +452,7 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
         reopen_in(session, run, held.continuation(arrival.ticket_id, messages, settings.tool_result_max_chars),
                   opening={"kind": "customer", "actor": who})
     except BadInput:  # a person continued the run a moment ago: the message waits for that segment to end
-        return _Decision(ArrivalState.NEW, f"held until run #{run.id} ends", rule.name)
+        return _Decision(ArrivalState.NEW, f"{HELD_LIVE}{run.id} ends", rule.name)
     held.taken_into(session, run, [m for m in messages if m.id != arrival.id], "follow-up, with the messages "
                     "that arrived with it")
     return _Decision(ArrivalState.STARTED, "follow-up", rule.name, id_of(run))

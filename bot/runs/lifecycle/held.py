@@ -9,11 +9,19 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from bot import outbox
-from bot.desk.mirror import attachments_of
 from bot.db import clock
 from bot.db.models import DeskArrival, Escalation, Run, id_of
 from bot.db.statements import changed
-from bot.vocabulary import OPEN_ARRIVALS, TERMINAL, UNRESOLVED, ArrivalKind, ArrivalState, EscalationStatus, RunStatus
+from bot.desk.mirror import attachments_of
+from bot.vocabulary import (
+    OPEN_ARRIVALS,
+    TERMINAL,
+    UNRESOLVED,
+    ArrivalKind,
+    ArrivalState,
+    EscalationStatus,
+    RunStatus,
+)
 from tools.base import truncate
 
 SHOWN_CHARS = 1500  # of a held message in the run's thread (the desk has it whole)

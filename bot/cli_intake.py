@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from bot.cli_run import EXIT_OK, open_database
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.runs.intake import arrivals, check, control, reach
+from bot.runs.intake.rules import RulesError
+
+T = TypeVar("T")
 
 WAITING_LINES = 5  # of a rule's backlog, in the text (--json has WAITING_SHOWN)
 TICKETS_LINES = 20  # of a rule's tickets in `check`'s text (--json has them all)
@@ -32,13 +36,22 @@ def add_intake_commands(sub: Any) -> None:
     look.set_defaults(handler=cmd_intake_check)
 
 
+def _read(what: Callable[[], T]) -> T:
+    """A rules file that does not read is said with what the running processes do about it."""
+    try:
+        return what()
+    except RulesError as exc:
+        raise RulesError(f"{exc} A running `serve` or `worker` keeps the rules it read before until the file is "
+                         "fixed (its log says so); a new one refuses to start.") from None
+
+
 def cmd_intake_status(args: argparse.Namespace, settings: Settings) -> int:
     """Exit 0, also with intake off (a state, not a mistake); a bad rules file is exit 2 (BadInput)."""
     if settings.intake_rules is None:
         print(json.dumps({"on": False, "day": None, "rules": [], "ignored": 0}) if args.json else control.OFF)
         return EXIT_OK
     db = open_database(settings)
-    status = control.status(db, settings)
+    status = _read(lambda: control.status(db, settings))
     if args.json:
         print(json.dumps({**status.as_dict(), "unreachable": reach.as_dicts(db)}, ensure_ascii=False))
         return EXIT_OK
@@ -108,7 +121,7 @@ def cmd_intake_check(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps({"on": False, "desk": settings.desk, "rules": []}) if args.json else control.OFF)
         return EXIT_OK
     db = open_database(settings)
-    report = check.check(db, settings)
+    report = _read(lambda: check.check(db, settings))
     if args.json:
         print(json.dumps({**report.as_dict(), "unreachable": reach.as_dicts(db)}, ensure_ascii=False))
         return EXIT_OK

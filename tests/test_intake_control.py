@@ -242,7 +242,9 @@ def test_intake_off_and_a_bad_rules_file(settings: Any, db: Any, tmp_path: Path,
     for command in (["status"], ["status", "--json"], ["pause", "rest"], ["resume"], ["check"]):
         code, out, err = _cli(capsys, "intake", *command)
         assert (code, out) == (2, ""), command
-        assert err == f"kitebase: {bad}, line 6: rule 'urgent-sso': max_per_hour is a whole number of runs, 1 or more.\n"
+        assert err.startswith(f"kitebase: {bad}, line 6: rule 'urgent-sso': max_per_hour is a whole number of runs, "
+                              "1 or more."), command
+        assert err.count("\n") == 1, "one sentence on one line"
 
 
 def test_slash_command_for_approvers_and_app_home_shows_the_intake(settings: Any, db: Any, rules_file: Path) -> None:

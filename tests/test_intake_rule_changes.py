@@ -210,3 +210,16 @@ def test_what_changed_is_said_rule_by_rule() -> None:
         "rule 'urgent-sso' removed; its backlog is judged by the rules in force"]
     assert differences(old, parse(BILLING + URGENT)) == [
         "the rules' order changed (the first rule that matches takes a ticket): billing, urgent-sso"]
+
+
+def test_status_with_a_file_that_does_not_read_says_what_the_running_processes_do(
+        db: Any, rules_file: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    path, settings = rules_file
+    path.write_text(URGENT + 'max_per_hour = "many"\n', encoding="utf-8")
+    monkeypatch.setenv("DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("KITEBASE_INTAKE_RULES", str(path))
+    for command in ("status", "check"):
+        assert main(["intake", command]) == 2
+        err = capsys.readouterr().err
+        assert "line 6: rule 'urgent-sso': max_per_hour is a whole number" in err
+        assert "A running `serve` or `worker` keeps the rules it read before until the file is fixed" in err

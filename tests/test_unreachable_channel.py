@@ -271,3 +271,65 @@ def test_the_stand_in_answers_as_slack_does_in_channels_the_bot_is_not_in() -> N
             "inviter": "ULEAD"}
         assert client.chat_postMessage(channel="C1", text="invited")["ok"]
         assert client.conversations_info(channel="C1")["channel"]["is_member"] is True
+
+
+def test_a_channel_where_only_admins_may_post_is_tried_by_posting_one_waiting_message(
+        unjoined: _Intake, db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """restricted_action (only admins may post there): conversations.info shows the bot a member, so neither the
+    sender's five-minute look nor an invite releases the channel; the look tries the oldest held message again,
+    and only when it is posted (an admin lifted the restriction) is the channel released and the thread posted."""
+    from bot.runs.intake import reach as reach_module
+    from standins.slack_server import _SlackError
+
+    released: list[str] = []
+    real_reachable = reach_module.reachable
+
+    def reachable(db: Any, channel: str, name: str | None = None) -> int:
+        released.append(channel)
+        return real_reachable(db, channel, name)
+
+    monkeypatch.setattr(reach_module, "reachable", reachable)
+    h, slack = unjoined.harness, unjoined.slack
+    slack.invite(CHANNEL)  # the bot is a member of the channel (no event: it was there all along)...
+    real = slack._member_guard
+    restricted = [True]
+
+    def admins_only(method: str, args: dict[str, Any]) -> None:  # ...but only admins may post there
+        if restricted[0] and method == "chat.postMessage" and args.get("channel") == CHANNEL:
+            raise _SlackError("restricted_action")
+        real(method, args)
+
+    slack._member_guard = admins_only  # type: ignore[method-assign]
+    unjoined.add(TICKET)
+    [run_id] = unjoined.take()
+    reach = _reach(db, CHANNEL)
+    assert reach is not None and reach.error == "restricted_action"
+
+    def tries() -> list[dict[str, Any]]:
+        return [c for c in slack.calls if c["method"] == "chat.postMessage" and c["args"].get("channel") == CHANNEL]
+
+    def thread_rows() -> list[Outbox]:
+        return [r for r in _outbox(db, run_id) if r.channel == CHANNEL]
+
+    before = len(tries())
+    h.sender.recheck()  # what the sender does every RECHECK_SECONDS
+    h.drain()
+    assert len(tries()) == before + 1, "one held message is tried again"
+    assert tries()[-1]["args"]["text"].startswith(":inbox_tray: Rule *sso-loops* picked up ticket *KITE-218*")
+    assert _reach(db, CHANNEL).error == "restricted_action"  # type: ignore[union-attr]
+    assert all(r.status == OutboxStatus.HELD for r in thread_rows()), [(r.key, r.status) for r in thread_rows()]
+    unjoined.add(SECOND)
+    assert unjoined.take() == [], "the rule still starts no runs"
+
+    assert h.send.event(slack.invite(CHANNEL))[0] == 200  # an invite does not lift an admins-only channel
+    h.drain()
+    assert _reach(db, CHANNEL).error == "restricted_action"  # type: ignore[union-attr]
+    assert CHANNEL not in released, "released by a look or an invite, then refused again"
+
+    restricted[0] = False  # an admin lets the bot post there: the next look's try is posted, and that releases it
+    h.sender.recheck()
+    h.drain()
+    assert _reach(db, CHANNEL).error is None  # type: ignore[union-attr]
+    assert all(r.status == OutboxStatus.SENT for r in thread_rows()), [(r.key, r.status) for r in thread_rows()]
+    assert CHANNEL in released
+    assert len(unjoined.take()) == 1

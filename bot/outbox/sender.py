@@ -196,7 +196,8 @@ class OutboxSender:
                 return
             row, uncertain = claimed
             note_outbox_row(row)
-            if self._may_hold(row) and reach.hold_if_blocked(self.db, self.settings, row):
+            probe = bool((row.state or {}).get(reach.PROBE))  # sent to learn whether its channel takes the bot now
+            if not probe and self._may_hold(row) and reach.hold_if_blocked(self.db, self.settings, row):
                 return  # its channel refuses the bot, or the row it goes under is held: kept for later
             if uncertain and row.ts is None and self._verifiable(row):
                 try:
@@ -212,12 +213,18 @@ class OutboxSender:
             if delivery is None and row.parent_id is not None and reach.hold_if_blocked(self.db, self.settings, row):
                 return  # under a held message: not "nothing to show", it is shown when that one is
             if delivery is None:
-                claims.sent(self.db, row_id, version=row.version, ts=row.ts, state=dict(row.state or {}))
+                state = {k: v for k, v in (row.state or {}).items() if k != reach.PROBE}
+                claims.sent(self.db, row_id, version=row.version, ts=row.ts, state=state)
                 return
+            delivery.state.pop(reach.PROBE, None)
             ts = row.ts
             for index, call in enumerate(delivery.calls):
                 ts = self._send(row, call, ts, index == 0 and delivery.creates, delivery, index)
             claims.sent(self.db, row_id, version=row.version, ts=ts, state=delivery.state)
+            if probe and delivery.creates and delivery.calls:  # a post went out: the channel takes the bot again
+                logger.info("outbox row %s, tried again in %s, was posted: the channel takes the bot's posts again",
+                            row_id, row.channel)
+                reach.reachable(self.db, str(row.channel))
         except SlackApiError as exc:
             if row is not None:
                 self._refused(row, call, exc)
@@ -286,10 +293,14 @@ class OutboxSender:
             self._told_no_prompts = True
             claims.failed(self.db, id_of(row), detail)
         elif error in reach.REFUSED and row.kind not in reach.NEVER_HELD and reach.postable(row.channel):
-            logger.error("Slack refused outbox row %s (%s): %s; it waits until the bot can post there: %s", row.id,
-                         row.kind, detail, reach.why(error, str(row.channel)))
-            reach.refused(self.db, self.settings, row, error, detail)  # held, never marked sent; a card goes elsewhere
-            self._refusing = self._refusing | {str(row.channel)}
+            # held, never marked sent; a card goes elsewhere. Not when the bot was invited while it was on its way
+            if reach.refused(self.db, self.settings, row, error, detail):
+                logger.error("Slack refused outbox row %s (%s): %s; it waits until the bot can post there: %s",
+                             row.id, row.kind, detail, reach.why(error, str(row.channel)))
+                self._refusing = self._refusing | {str(row.channel)}
+            else:
+                logger.info("Slack refused outbox row %s (%s): %s, but the bot was found able to post there after "
+                            "it was sent; it is sent again", row.id, row.kind, detail)
         else:
             logger.error("Slack refused outbox row %s (%s) for good: %s", row.id, row.kind, detail)
             claims.failed(self.db, id_of(row), detail)
@@ -305,13 +316,29 @@ class OutboxSender:
 
     def recheck(self) -> None:
         """The channels recorded as refusing the bot, looked at again: one that takes it now (its invite's event
-        was missed, say while no serve ran) releases what waits for it."""
+        was missed, say while no serve ran) releases what waits for it. A refusal conversations.info cannot see
+        (reach.UNSEEN: only admins may post there...) is tried instead: the oldest message waiting there is sent
+        again, and only if it is posted is the channel released (in _deliver)."""
         try:
-            channels = {b.channel: "a channel that refused the bot" for b in reach.blocked(self.db)}
+            channels = {}
+            for b in reach.blocked(self.db):
+                if b.error not in reach.UNSEEN:
+                    channels[b.channel] = "a channel that refused the bot"
+                elif reach.probe(self.db, b.channel) is None:
+                    self._nothing_to_try(b.channel)
             if channels:
                 reach.check(self.db, self.settings, channels, lambda channel: look(self.client, channel))
         except Exception:
             logger.exception("looking again at the channels that refuse the bot failed; trying later")
+
+    def _nothing_to_try(self, channel: str) -> None:
+        """An UNSEEN refusal with no message left waiting there to try: a look that finds the bot a member
+        releases it, and the rule's next post is the try (else the channel would stay refused for good)."""
+        seen = look(self.client, channel)
+        if seen.known and seen.error is None:
+            logger.info("no message waits in %s to try again; Slack shows the bot a member, so its posts are tried "
+                        "there again", channel)
+            reach.reachable(self.db, channel, seen.name)
 
     # --- looking in Slack -----------------------------------------------------------------------------
 

@@ -5,7 +5,9 @@ A channel refuses the bot when it is not in it (public: `not_in_channel`), canno
 `channel_not_found`) or the channel is archived (`is_archived`). That is recorded in `channel_reach`, a row every
 process reads, when `serve` looks at start (conversations.info, through the Slack side's `look`), when Slack refuses
 a post for good (the outbox sender) and, the other way, when the bot is invited (Slack's member_joined_channel for
-the bot's own user) or a later look finds it a member.
+the bot's own user) or a later look finds it a member. Some refusals conversations.info cannot see (`UNSEEN`: only
+admins may post there, the workspace's keys or a Slack Connect grant): a look that finds the bot a member does not
+release those; the sender tries one held message again instead (`probe`), and only a post that goes out releases it.
 
 While a channel refuses the bot:
 - a rule posting there starts no runs: its new tickets wait in its backlog, with the reason (`channel_blocked`,
@@ -29,6 +31,7 @@ from datetime import datetime
 
 from sqlalchemy import exists, or_, update
 from sqlalchemy.orm import aliased
+from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
 from bot import outbox
@@ -45,9 +48,12 @@ logger = logging.getLogger(__name__)
 # Slack's answers that say the bot cannot post in the channel until a person changes something there
 REFUSED = frozenset({"not_in_channel", "channel_not_found", "is_archived", "restricted_action",
                      "team_access_not_granted", "ekm_access_denied"})
+# refusals conversations.info cannot see (it says member, not archived): only a post that goes out releases them
+UNSEEN = frozenset({"restricted_action", "team_access_not_granted", "ekm_access_denied"})
 # rows that are not kept for later: a view, an ephemeral (an answer to a click, stale later), prompts
 NEVER_HELD = frozenset({OutboxKind.HOME, OutboxKind.EPHEMERAL, OutboxKind.PROMPTS})
 BOT = "@Kitebase"
+PROBE = "probe"  # in an outbox row's state: sent even though its channel is recorded as refusing (`probe`)
 
 
 @dataclass(frozen=True)
@@ -170,15 +176,42 @@ def _note(session: Session, channel: str, error: str | None, name: str | None) -
     return was_blocked
 
 
-def refused(db: Database, settings: Settings, row: Outbox, error: str, detail: str) -> None:
+def refused(db: Database, settings: Settings, row: Outbox, error: str, detail: str) -> bool:
     """Slack refused `row` for good because of its channel: the channel is recorded as refusing the bot and the
-    row is held (not sent, not failed); a held card reaches the approvers another way."""
+    row is held (not sent, not failed); a held card reaches the approvers another way. Returns True then.
+
+    Unless the channel was recorded as taking the bot since the row was last written (which is before its claim):
+    say the invite was handled while the post was on its way, so Slack's answer is older than the invite. That
+    record stands and the row goes out again at once (False); should Slack refuse it again, that is recorded."""
     channel = str(row.channel)
+    state = {k: v for k, v in (row.state or {}).items() if k != PROBE}
     with db.session() as session:
-        _note(session, channel, error, None)
+        if not _note_refused(session, channel, error, row.updated_at):
+            session.execute(update(Outbox).where(col(Outbox.id) == row.id).values(
+                claimed_by=None, next_attempt_at=clock.now(), state=state, last_error=detail[:2000],
+                updated_at=clock.now()))
+            hooks = session.info.setdefault("after_commit", [])
+            if outbox.wake.set not in hooks:
+                hooks.append(outbox.wake.set)
+            return False
         session.execute(update(Outbox).where(col(Outbox.id) == row.id).values(
-            status=OutboxStatus.HELD, claimed_by=None, last_error=detail[:2000], updated_at=clock.now()))
+            status=OutboxStatus.HELD, claimed_by=None, state=state, last_error=detail[:2000], updated_at=clock.now()))
         _away(session, settings, row, error)
+        return True
+
+
+def _note_refused(session: Session, channel: str, error: str, since: datetime | None) -> bool:
+    """Record that `channel` refuses the bot, unless it was recorded as taking the bot at or after `since` (one
+    conditional statement: a release committed meanwhile is never undone). True when recorded."""
+    if insert_ignore(session, table_of(ChannelReach), {"channel": channel, "error": error}, conflict=("channel",),
+                     returning="channel") is not None:
+        return True
+    stale: ColumnElement[bool] = col(ChannelReach.error).is_not(None)
+    if since is not None:
+        stale = or_(stale, col(ChannelReach.updated_at) < since)
+    return bool(changed(session.execute(update(ChannelReach).where(col(ChannelReach.channel) == channel, stale)
+                                        .values(error=error, updated_at=clock.now())
+                                        .execution_options(synchronize_session=False))))
 
 
 def hold_if_blocked(db: Database, settings: Settings, row: Outbox) -> bool:
@@ -240,11 +273,48 @@ def _release(session: Session, ids: list[int]) -> int:
 
 
 def joined(db: Database, channel: str, user: str, bot_user: str | None) -> bool:
-    """Slack's member_joined_channel: when the member is the bot itself, the channel takes it now."""
+    """Slack's member_joined_channel: when the member is the bot itself, the channel takes it now, unless what it
+    refused was not about being in it (UNSEEN: a held message is tried again at the sender's next look)."""
     if not bot_user or user != bot_user or not postable(channel):
+        return False
+    with db.session() as session:
+        row = session.get(ChannelReach, channel)
+        error = row.error if row is not None else None
+    if error in UNSEEN:
+        logger.info("the bot was invited to %s, which refused its posts for another reason (%s); a waiting message "
+                    "is tried there again at the sender's next look (every five minutes)", channel, error)
         return False
     reachable(db, channel)
     return True
+
+
+def probe(db: Database, channel: str) -> int | None:
+    """A channel refused for a reason conversations.info cannot see (UNSEEN): the oldest message waiting there
+    (one that posts rather than updates, when there is one) is sent again as it is, marked PROBE, while the
+    channel stays recorded as refusing; the sender releases the channel only when that post goes out. Returns the
+    row's id, or None when nothing waits there."""
+    parent = aliased(Outbox)
+    waiting = select(Outbox).where(
+        col(Outbox.channel) == channel, col(Outbox.status).in_([OutboxStatus.HELD, OutboxStatus.PENDING]),
+        col(Outbox.kind).not_in(NEVER_HELD), ~col(Outbox.key).startswith("intake-backlog:"),
+        or_(col(Outbox.parent_id).is_(None),  # not under a message that is not in Slack yet
+            ~exists().where(col(parent.id) == col(Outbox.parent_id), col(parent.ts).is_(None))))
+    with db.session() as session:
+        row = (session.exec(waiting.where(col(Outbox.ts).is_(None)).order_by(col(Outbox.id)).limit(1)).first()
+               or session.exec(waiting.order_by(col(Outbox.id)).limit(1)).first())
+        if row is None:
+            return None
+        tried = changed(session.execute(update(Outbox).where(
+            col(Outbox.id) == row.id, col(Outbox.status).in_([OutboxStatus.HELD, OutboxStatus.PENDING]))
+            .values(status=OutboxStatus.PENDING, state={**(row.state or {}), PROBE: True},
+                    next_attempt_at=clock.now(), updated_at=clock.now())
+            .execution_options(synchronize_session=False)))
+        if not tried:
+            return None
+        hooks = session.info.setdefault("after_commit", [])
+        if outbox.wake.set not in hooks:
+            hooks.append(outbox.wake.set)
+        return int(row.id) if row.id is not None else None
 
 
 def check(db: Database, settings: Settings, channels: dict[str, str], look: Callable[[str], Look]) -> list[str]:
@@ -262,13 +332,19 @@ def check(db: Database, settings: Settings, channels: dict[str, str], look: Call
             logger.warning("could not check whether Kitebase can post in %s, %s (%s); it is looked at again when "
                            "a post there is refused", channel, role, seen.detail or "Slack did not say")
             continue
-        if seen.error is None:
-            reachable(db, channel, seen.name)
-            continue
+        error = seen.error
+        if error is None:
+            with db.session() as session:
+                recorded = session.get(ChannelReach, channel)
+                error = recorded.error if recorded is not None and recorded.error in UNSEEN else None
+            if error is None:
+                reachable(db, channel, seen.name)
+                continue
+            # a member, not archived, yet Slack refused a post there: only a post that goes out says otherwise
         with db.session() as session:
-            _note(session, channel, seen.error, seen.name)
+            _note(session, channel, error, seen.name)
         sentence = (f"Kitebase can't post in {shown(channel, seen.name)}, {role}: "
-                    f"{why(seen.error, channel, seen.name)}. {_meanwhile(role)}")
+                    f"{why(error, channel, seen.name)}. {_meanwhile(role)}")
         logger.warning("%s", sentence)
         problems.append(sentence)
     return problems

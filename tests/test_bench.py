@@ -143,6 +143,34 @@ def test_intake_from_a_new_zendesk_ticket_to_its_card(tmp_path):
     assert cases["webhook"]["webhook_answers"] == {"202": 3} and "webhook_answers" not in cases["poll"]
 
 
+def test_intake_poll_only_against_issue_48s_target(tmp_path):
+    """bench.intake_latency --quick --poll-only --poll-rounds 2 (docs/performance.md, "Poll only", issue 48): no
+    webhook case; the poll case's tickets come one per poll interval, each created at its phase after that
+    round's own export request, and each is judged against poll + export delay + its run's model time + 5 s.
+    Only that this was measured and counted is checked; the latencies depend on the machine."""
+    import subprocess
+    import sys
+
+    from bench.intake_latency import POLL_MISS, poll_phases
+
+    assert poll_phases(4, 1, 30) == [[1.5, 10.5, 19.5, 28.5]]
+    rounds = poll_phases(40, 10, 30)
+    assert len(rounds) == 10 and all(len(r) == 4 for r in rounds)
+    assert sorted(x for r in rounds for x in r) == [POLL_MISS + i * 27 / 39 for i in range(40)]
+    out = tmp_path / "poll.json"
+    done = subprocess.run([sys.executable, "-m", "bench.intake_latency", "--quick", "--poll-only", "--poll-rounds",
+                           "2", "--json", str(out)], cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    [case] = json.loads(out.read_text())["cases"]
+    assert case["case"] == "poll" and case["poll_rounds"] == 2 and case["tickets"] == case["cards"] == 2
+    assert case["exactly_once"] and "webhook_answers" not in case and "+ 5 s" in case["target"]
+    for ticket in case["per_ticket"]:
+        assert ticket["bound_s"] == case["poll_seconds"] + case["export_delay_s"] + ticket["model_calls"] * 0.5 + 5
+        assert ticket["met"] == (ticket["card_s"] <= ticket["bound_s"]) and ticket["phase_s"] >= POLL_MISS
+    assert case["tickets_within_bound"] == sum(t["met"] for t in case["per_ticket"])
+
+
 def test_one_fix_for_many_from_the_click_to_the_batch_card(tmp_path):
     """bench.batch_latency --quick (docs/performance.md, issue 33): through a real `kitebase serve`, KITE-142's
     approved reply, then **Draft for these N** (the button's own 2 tickets, then 3): one child per ticket, one batch

@@ -72,8 +72,8 @@ def gone_lines(gone: list[control.GoneRule]) -> list[str]:
         shown = ", ".join(f"{w.ticket_id}{' (follow-up)' if w.kind == 'message' else ''} since {w.since}"
                           for w in rule.oldest[:WAITING_LINES])
         more = f", and {rule.waiting - WAITING_LINES} more" if rule.waiting > WAITING_LINES else ""
-        lines += [f"{rule.name} · no longer in the rules file, {rule.waiting} waiting on it (each pass offers them "
-                  "to the rules in force)",
+        lines += [f"{rule.name} · no longer in the rules file, {rule.waiting} waiting on it (offered to the rules "
+                  "again whenever the file changes)",
                   f"  waiting, oldest first: {shown}{more}; why: {rule.oldest[0].reason}"]
     empty = [r.name for r in gone if not r.waiting]
     if empty:

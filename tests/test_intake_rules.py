@@ -124,13 +124,20 @@ def test_a_matching_arrival_becomes_one_run_in_the_rules_channel(db: Any, settin
     assert _arrival(db, ticket).state == ArrivalState.STARTED
 
 
-def test_arrivals_before_a_rule_is_in_force_and_unmatched_ones_start_nothing(db: Any, settings: Any) -> None:
+def test_arrivals_long_before_a_rule_is_in_force_and_unmatched_ones_start_nothing(db: Any, settings: Any) -> None:
+    """A rule takes what arrived after it came into force and in the RECENT (24 h) before (a ticket recorded a
+    moment before a rule was added or renamed is its), nothing older."""
     early = _new_ticket(db, 2)
+    old = _new_ticket(db, 4)
+    with db.session() as session:
+        session.execute(update(DeskArrival).where(col(DeskArrival.ticket_id) == old)
+                        .values(created_at=utcnow() - arrivals.RECENT - timedelta(minutes=5)))
     rules = _rules()
     arrivals.standing(db, rules)
     other = _new_ticket(db, 3, priority="low", tags=("billing",), status="open")
-    assert _pass(db, settings, rules) == []
-    assert _arrival(db, early).state == ArrivalState.IGNORED
+    assert len(_pass(db, settings, rules)) == 1
+    assert _arrival(db, early).state == ArrivalState.STARTED
+    assert (_arrival(db, old).state, _arrival(db, old).reason) == (ArrivalState.IGNORED, "no rule takes it")
     assert (_arrival(db, other).state, _arrival(db, other).reason) == (ArrivalState.IGNORED, "no rule takes it")
 
 

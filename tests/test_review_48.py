@@ -21,7 +21,7 @@ from tests.test_intake_rules import _pass as _rules_pass
 
 # --- rules changing ------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="an undecided arrival of a renamed rule is ignored for good: the renamed rule came into force after it and judge_again reopens only IGNORED ones")
+
 def test_an_arrival_not_yet_decided_when_its_rule_is_renamed_is_taken_by_the_renamed_rule(
         db: Any, rules_file: Any) -> None:  # noqa: F811
     """A ticket recorded while 'urgent-sso' is in force, but not yet decided (the pass runs every 2 s, or a burst
@@ -37,7 +37,7 @@ def test_an_arrival_not_yet_decided_when_its_rule_is_renamed_is_taken_by_the_ren
     assert (arrival.state, arrival.rule) == (ArrivalState.STARTED, "sso-urgent"), (arrival.state, arrival.reason)
 
 
-@pytest.mark.xfail(strict=True, reason="an arrival still NEW when its rule is added fails the in-force bar and is ignored for good")
+
 def test_an_arrival_recorded_just_before_its_rule_is_added_is_not_ignored_for_good(db: Any, rules_file: Any) -> None:  # noqa: F811
     """docs/intake.md: an added rule takes 'what no rule took in the 24 hours before'. A billing ticket recorded
     a moment before 'billing' is added to the file, and not yet decided, is ignored for good instead."""
@@ -52,7 +52,7 @@ def test_an_arrival_recorded_just_before_its_rule_is_added_is_not_ignored_for_go
     assert (arrival.state, arrival.rule) == (ArrivalState.STARTED, "billing"), (arrival.state, arrival.reason)
 
 
-@pytest.mark.xfail(strict=True, reason="RulesFile.current() stores the bytes as seen before standing()/judge_again succeed")
+
 def test_a_database_error_while_a_changed_file_is_taken_up_does_not_keep_the_old_rules_for_good(
         db: Any, rules_file: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """RulesFile.current() records the file's bytes as seen before it records the rules in the database: one
@@ -83,7 +83,7 @@ def test_a_database_error_while_a_changed_file_is_taken_up_does_not_keep_the_old
 
 # --- volume ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the orphan backlog of all gone rules shares one BATCH, oldest first")
+
 def test_a_removed_rules_backlog_does_not_keep_a_renamed_rules_backlog_from_being_read(
         db: Any, settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """open_ids reads the backlog of rules no longer in the file oldest first, BATCH (200) at a time, all such
@@ -109,7 +109,7 @@ def test_a_removed_rules_backlog_does_not_keep_a_renamed_rules_backlog_from_bein
 
 # --- people acting at the same moment ----------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the pass reads the hand-off, then requeues the run; a take committed in between is not seen")
+
 def test_a_take_that_lands_while_the_pass_continues_an_open_hand_off_is_not_undone(
         cli: Any, database: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """A run handed off (open escalation); the customer writes; the intake pass reads the hand-off as open (nobody's
@@ -133,26 +133,33 @@ def test_a_take_that_lands_while_the_pass_continues_an_open_hand_off_is_not_undo
     real = held.person_hold
     taken: list[Any] = []
 
+    import threading
+
     def then_take(session: Any, run: Any) -> Any:
+        """The lead's Take, from another thread, right after the pass looked (and locked the run)."""
         found = real(session, run)
         if not taken:
-            taken.append(service.take_from_queue(Target(name=str(run_id)), actor="U0LEAD2"))
+            taken.append(threading.Thread(target=lambda: taken.append(
+                service.take_from_queue(Target(name=str(run_id)), actor="U0LEAD2"))))
+            taken[0].start()
+            taken[0].join(timeout=1.0)
+            assert taken[0].is_alive(), "the take waits for the pass's transaction (the run's row is locked)"
         return found
 
     monkeypatch.setattr(held, "person_hold", then_take)
     from bot.runs.intake import arrivals as intake_arrivals
     monkeypatch.setattr(intake_arrivals.held, "person_hold", then_take)
-    _pass(cli, database)
-    assert taken and taken[0].done, taken
+    assert _pass(cli, database) == [run_id], "the hand-off was open when the pass looked: the message continues it"
+    taken[0].join(timeout=30)
+    act = taken[1]
+    assert not act.done and "resumed by the customer's new message" in act.sentence, act.sentence
     with database.session() as session:
         run = session.get(Run, run_id)
         escalation = session.exec(select(Escalation).where(Escalation.run_id == run_id)).one()
-        assert escalation.status == EscalationStatus.CLAIMED
-        assert run.status == RunStatus.ESCALATED, \
-            f"taken by U0LEAD2, yet the customer's message restarted it: {run.status}"
+        assert (escalation.status, run.status) == ("resumed", RunStatus.QUEUED), \
+            "the queue says what happened: the take was refused, not recorded over a working run"
 
 
-@pytest.mark.xfail(strict=True, reason="a follow-up that continues an open hand-off leaves its escalation open")
 def test_a_hand_off_the_customers_message_continued_leaves_the_queue(
         cli: Any, database: Any, tmp_path: Path) -> None:  # noqa: F811
     """The customer's news continues an open hand-off (nobody took it): the run works again, but its queue item
@@ -170,7 +177,7 @@ def test_a_hand_off_the_customers_message_continued_leaves_the_queue(
         assert escalation.status not in UNRESOLVED, f"the run works again, the queue still says {escalation.status}"
 
 
-@pytest.mark.xfail(strict=True, reason="person_hold counts a take only while the run is ESCALATED")
+
 def test_a_lead_who_takes_the_stale_queue_item_is_overridden_by_the_next_customer_message(
         cli: Any, database: Any, tmp_path: Path) -> None:  # noqa: F811
     """Follows from the one above, with no race: the lead takes the queue item that still shows (the Take succeeds,
@@ -187,16 +194,22 @@ def test_a_lead_who_takes_the_stale_queue_item_is_overridden_by_the_next_custome
     cli("desk", "add", lines(tmp_path, MESSAGE, name="m.jsonl"))
     assert _pass(cli, database) == [run_id]
     settings = database_settings(cli).model_copy(update={"approvers": frozenset({"U0LEAD2"})})
+    from bot.runs import BadInput
+    with pytest.raises(BadInput, match="not in the human queue: it is queued; its last hand-off was resumed by the "
+                                       "customer's new message"):  # no stale item to take
+        RunService(database, settings).take_from_queue(Target(name=str(run_id)), actor="U0LEAD2")
+    _set(database, run_id, status=RunStatus.ESCALATED)  # the run hands off again: a new item a lead may take
+    with database.session() as session:
+        session.add(Escalation(run_id=run_id, kind="model_request", reason="a refund", summary="", status="open"))
     act = RunService(database, settings).take_from_queue(Target(name=str(run_id)), actor="U0LEAD2")
-    assert act.done, act.sentence  # the lead took it: "Run #1 is taken by U0LEAD2."
-    _set(database, run_id, status=RunStatus.COMPLETED)
+    assert act.done, act.sentence
     cli("desk", "add", lines(tmp_path, {"ticket_id": "KITE-218", "body": "Any news?"}, name="m2.jsonl"))
     assert _pass(cli, database) == [], "taken by U0LEAD2: only a person continues it"
 
 
 # --- hostile input ----------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="held.shown() puts the customer's text into mrkdwn unescaped")
+
 def test_a_held_customer_message_cannot_ping_the_channel_from_the_runs_thread(
         cli: Any, database: Any, tmp_path: Path) -> None:  # noqa: F811
     """held.shown() puts the customer's text (and name) into a notice's mrkdwn unescaped; build_notice says 'any
@@ -219,7 +232,6 @@ def test_a_held_customer_message_cannot_ping_the_channel_from_the_runs_thread(
 
 # --- Slack refusing -------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="restricted_action is recorded as a channel refusal that conversations.info cannot see")
 def test_a_channel_where_only_admins_may_post_is_not_released_by_the_five_minute_look(
         settings: Any, db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -258,7 +270,7 @@ def test_a_channel_where_only_admins_may_post_is_not_released_by_the_five_minute
         world.stop()
 
 
-@pytest.mark.xfail(strict=True, reason="a renamed rule is a new, unpaused IntakeRule row")
+
 def test_a_pause_is_not_dropped_when_the_paused_rule_is_renamed(db: Any, rules_file: Any, caplog: Any) -> None:  # noqa: F811
     """A lead paused 'urgent-sso' (its channel is flooded); someone renames it in the file. The reload even guesses
     the rename ("rule 'sso-urgent' added (rule 'urgent-sso' renamed?)"), but the renamed rule is a new row, not
@@ -282,7 +294,7 @@ def test_a_pause_is_not_dropped_when_the_paused_rule_is_renamed(db: Any, rules_f
 
 # --- bad input ----------------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="files_line() is appended uncut after the body is cut")
+
 def test_a_message_with_many_attachments_stays_within_a_tool_results_limit() -> None:
     """held.continuation cuts each body at the limit, then appends files_line() uncut, and always keeps the newest
     message whatever its size: a customer message with a hundred attachments (or a few with very long links) goes
@@ -298,7 +310,6 @@ def test_a_message_with_many_attachments_stays_within_a_tool_results_limit() -> 
     assert len(text) < 10_000, f"{len(text):,} characters for a limit of 8,000"
 
 
-@pytest.mark.xfail(strict=True, reason="refused() records the channel as refusing even when an invite was recorded after the post left")
 def test_a_post_refused_just_before_the_invite_does_not_block_the_channel_again(db: Any, settings: Any) -> None:
     """A post is in flight when the lead invites the bot: Slack answers it not_in_channel, the invite's
     member_joined_channel is handled (reachable), then the sender records the refusal (refused): the channel is

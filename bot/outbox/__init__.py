@@ -32,6 +32,7 @@ from bot.outbox.writers import (
     intake_request,
     new_row,
     notice,
+    plain,
     put,
     queue_changed,
     queue_post,
@@ -45,6 +46,6 @@ from bot.outbox.writers import (
 )
 
 __all__ = ["OUTBOX", "NewRun", "RunRef", "Where", "after_step", "agent_session", "batch_card", "batch_key", "bump", "card", "card_changed", "digest",
-           "digest_written", "endings_changed", "ephemeral", "final", "home", "homes_changed", "in_thread", "intake_request", "new_row", "notice", "put",
+           "digest_written", "endings_changed", "ephemeral", "final", "home", "homes_changed", "in_thread", "intake_request", "new_row", "notice", "plain", "put",
            "queue_changed", "queue_post", "reminder", "request", "step_stored", "thread_of", "timeline", "timeline_key",
            "wake"]

@@ -347,6 +347,12 @@ def homes_changed(session: Session) -> None:
     _mark(session)
 
 
+def plain(text: str) -> str:
+    """Text a person or the desk wrote, for a notice's mrkdwn (Slack's escaping: never a mention, a channel-wide
+    ping or a disguised link). The notice's own words stay mrkdwn."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def in_thread(session: Session, run: RunRef, *, key: str, text: str) -> bool:
     """A one-off sentence in `run`'s own thread (False when the run has none: a terminal's run)."""
     where = thread_of(run)

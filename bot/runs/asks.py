@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bot import outbox
 from bot.runs import BadInput
 from bot.runs.intake import control, fan_out, suggestions
 from bot.runs.intake.record import Intake, Request, record
@@ -216,4 +217,4 @@ def _told(outcome: StopOutcome) -> str:
 def _plain(text: str) -> str:
     """A sentence that names people or tickets as they were recorded, shown as text (Slack's escaping: never a
     mention or a link)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return outbox.plain(text)

@@ -38,7 +38,7 @@ from bot.db.statements import changed, insert_ignore
 from bot.runs import BadInput
 from bot.runs.intake.reach import channel_blocked
 from bot.runs.intake.rules import Rule
-from bot.runs.lifecycle import held
+from bot.runs.lifecycle import escalations, held
 from bot.runs.lifecycle.goals import live_run
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
@@ -54,6 +54,8 @@ PAUSED_FROM_CLI = "cli"  # IntakeRule.paused_by when `kitebase intake pause` pau
 AGAIN = "judged again:"  # an arrival's reason while it waits to be judged again by changed rules (see judge_again)
 RECENT = timedelta(hours=24)  # how far back a new or changed rule judges the arrivals no rule took
 NO_RULE = "no rule takes it"
+CONTINUED_BY = "the customer's new message"  # who resumed a hand-off a follow-up continued (the queue says)
+GONE = "is no longer in the rules file"  # in the reason of what waits on a rule the file no longer holds
 HELD_LIVE = "held until run #"  # a message's reason while its run works (not read again until the run ends)
 
 
@@ -114,10 +116,27 @@ def judge_again(db: Database, why: str) -> int:
 
 def _judge_again(session: Session, why: str) -> int:
     now = clock.read_now(session)
-    return changed(session.execute(update(DeskArrival).where(
+    ignored = changed(session.execute(update(DeskArrival).where(
         col(DeskArrival.state) == ArrivalState.IGNORED, col(DeskArrival.kind) == ArrivalKind.TICKET,
         col(DeskArrival.reason) == NO_RULE, col(DeskArrival.created_at) >= now - RECENT)
         .values(state=ArrivalState.NEW, reason=f"{AGAIN} {why}", rule=None, decided_at=None)))
+    # tickets of rules no longer in the file that no rule took: offered to the changed rules (they stay waiting)
+    orphans = changed(session.execute(update(DeskArrival).where(
+        col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.kind) == ArrivalKind.TICKET,
+        col(DeskArrival.reason).contains(GONE)).values(reason=f"{AGAIN} {why}")))
+    return ignored + orphans
+
+
+def carry_pause(db: Database, old: str, new: str) -> bool:
+    """A rule renamed in the file keeps the pause a person gave it under its old name (their word holds); whether
+    it did. Only onto a row that is not paused, from one that is."""
+    with db.session() as session:
+        was = session.get(IntakeRule, old)
+        if was is None or not was.paused:
+            return False
+        return changed(session.execute(update(IntakeRule).where(
+            col(IntakeRule.name) == new, col(IntakeRule.paused).is_(False))
+            .values(paused=True, paused_by=was.paused_by))) == 1
 
 
 def describe_window() -> str:
@@ -184,9 +203,12 @@ def open_ids(session: Session, settings: Settings, rules: list[Rule]) -> tuple[l
                 col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule) == rule.name,
                 col(DeskArrival.kind) == kind).order_by(col(DeskArrival.id)).limit(BATCH)).all())
     # the backlog of rules no longer in the file: judged by the rules in force (a renamed rule takes its own back)
+    # (not those judged so already: they wait for a person, or for the rules to change: judge_again)
     found.update(session.exec(select(DeskArrival.id).where(
         col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule).is_not(None),
-        col(DeskArrival.rule).not_in([r.name for r in rules])).order_by(col(DeskArrival.id)).limit(BATCH)).all())
+        col(DeskArrival.rule).not_in([r.name for r in rules]),
+        or_(col(DeskArrival.reason).is_(None), ~col(DeskArrival.reason).contains(GONE)))
+        .order_by(col(DeskArrival.id)).limit(BATCH)).all())
     return sorted(int(i) for i in found if i is not None), held_rules
 
 
@@ -256,8 +278,8 @@ def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standin
     rule, why = None, None
     for candidate in rules:
         row = standings.get(candidate.name)
-        if row is None or (not again and _naive(row.since) > _naive(arrival.created_at)):
-            continue  # the rule came into force after this arrived: not its
+        if row is None or (not again and _naive(row.since) - RECENT > _naive(arrival.created_at)):
+            continue  # it arrived more than RECENT before the rule came into force: not its
         why = candidate.why(fields)
         if why is not None:
             rule = candidate
@@ -286,10 +308,10 @@ def orphaned(arrival: DeskArrival, rules: list[Rule]) -> str | None:
 
 def orphan_reason(rule: str, *, follow_up: Run | None = None) -> str:
     if follow_up is not None:
-        return (f"rule '{rule}' is no longer in the rules file, so no rule continues run #{follow_up.id}: a person "
-                f"does (`kitebase follow-up {follow_up.id}`), or put the rule back")
-    return (f"rule '{rule}' is no longer in the rules file and no rule in force takes it: put the rule back, or "
-            "work the ticket by hand (`kitebase run TICKET`)")
+        return (f"rule '{rule}' {GONE}, so no rule continues run #{follow_up.id}: a person does "
+                f"(`kitebase follow-up {follow_up.id} TEXT`), or put the rule back")
+    return (f"rule '{rule}' {GONE} and no rule in force takes it: put the rule back, or work the ticket by hand "
+            "(`kitebase run TICKET`)")
 
 
 def skip_reason(session: Session, settings: Settings, ticket: Ticket, fields: dict[str, object]) -> str | None:
@@ -432,6 +454,9 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
         return _Decision(ArrivalState.IGNORED, f"run #{run.id} was not started by an intake rule in force")
     if not rule.follow_ups:
         return _Decision(ArrivalState.IGNORED, f"rule '{rule.name}' takes no follow-ups", rule.name)
+    # the run's row, locked: a person's take, close, stop or resume of it (which lock it too) is either seen here
+    # or waits for this transaction, and then finds the run continued
+    session.refresh(run, with_for_update=True)
     if run.status in LIVE:
         return _Decision(ArrivalState.NEW, f"{HELD_LIVE}{run.id} ends", rule.name)
     person = held.person_hold(session, run)
@@ -455,6 +480,7 @@ def _message(session: Session, settings: Settings, rules: list[Rule], standings:
         return _Decision(ArrivalState.NEW, f"{HELD_LIVE}{run.id} ends", rule.name)
     held.taken_into(session, run, [m for m in messages if m.id != arrival.id], "follow-up, with the messages "
                     "that arrived with it")
+    escalations.mark_resumed(session, id_of(run), actor=CONTINUED_BY)  # an open hand-off leaves the queue
     return _Decision(ArrivalState.STARTED, "follow-up", rule.name, id_of(run))
 
 

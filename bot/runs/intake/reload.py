@@ -20,7 +20,7 @@ from pathlib import Path
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.runs.intake import arrivals
-from bot.runs.intake.rules import Rule, RulesError, load
+from bot.runs.intake.rules import Rule, RulesError, from_bytes, load
 
 logger = logging.getLogger(__name__)
 MATCHING = ("statuses", "priorities", "tags", "brands", "groups", "via")  # what decides which tickets a rule takes
@@ -35,34 +35,37 @@ class RulesFile:
         self.problem: str | None = None  # the sentence of a change that could not be taken up, while it stands
 
     def current(self) -> list[Rule]:
-        """The rules in force now: the file's, read again when its bytes changed since the last look."""
+        """The rules in force now: the file's, read again when its bytes changed since the last look. The bytes
+        count as taken up only once the database holds the change (a failed statement is tried again next pass)."""
         data = self._read()
         if data == self._seen:
             return self.rules
-        self._seen = data
         try:
-            new = load(self.path)
+            new = load(self.path) if data is None or self.path is None else from_bytes(data, self.path)
         except RulesError as exc:
+            self._seen = data
             self._refuse(f"{exc}")
             return self.rules
         if new and not self.settings.approvers:
+            self._seen = data
             self._refuse(f"{self.path} now holds rules but KITEBASE_APPROVERS is empty: no one could decide on "
                          "their drafts. Set KITEBASE_APPROVERS and restart, or remove the rules.")
             return self.rules
         lines = differences(self.rules, new)
-        self.problem = None
-        if not lines:
-            self.rules = new
-            return new
-        for line in lines:
-            logger.warning("intake: %s changed: %s", self.path, line)
-        arrivals.standing(self.db, new)
-        if refiltered(self.rules, new):
-            reopened = arrivals.judge_again(self.db, "the rules file changed")
-            if reopened:
-                logger.warning("intake: %d arrival(s) of the last %s that no rule took are judged again by the "
-                               "changed rules", reopened, arrivals.describe_window())
-        self.rules = new
+        if lines:
+            arrivals.standing(self.db, new)
+            for old, renamed in renames(self.rules, new):
+                if arrivals.carry_pause(self.db, old.name, renamed.name):
+                    lines.append(f"rule '{renamed.name}' keeps the pause rule '{old.name}' had (resume it to start "
+                                 "its backlog)")
+            if refiltered(self.rules, new):
+                reopened = arrivals.judge_again(self.db, "the rules file changed")
+                if reopened:
+                    lines.append(f"{reopened} ticket(s) of the last {arrivals.describe_window()} that no rule took "
+                                 "are judged again by the changed rules")
+            for line in lines:
+                logger.warning("intake: %s changed: %s", self.path, line)
+        self._seen, self.rules, self.problem = data, new, None
         return new
 
     def _read(self) -> bytes | None:
@@ -104,6 +107,19 @@ def differences(old: list[Rule], new: list[Rule]) -> list[str]:
         if rule.name not in after:
             lines.append(f"rule '{rule.name}' removed; its backlog is judged by the rules in force")
     return lines
+
+
+def renames(old: list[Rule], new: list[Rule]) -> list[tuple[Rule, Rule]]:
+    """(old, new) for each rule that left the file while one alike in all but its name came in: a rename."""
+    before, after = {r.name for r in old}, {r.name for r in new}
+    gone = [r for r in old if r.name not in after]
+    pairs: list[tuple[Rule, Rule]] = []
+    for rule in (r for r in new if r.name not in before):
+        twin = next((g for g in gone if _same_but_name(g, rule)), None)
+        if twin is not None:
+            gone.remove(twin)
+            pairs.append((twin, rule))
+    return pairs
 
 
 def refiltered(old: list[Rule], new: list[Rule]) -> bool:

@@ -79,11 +79,18 @@ def load(path: Path | str | None) -> list[Rule]:
         return []
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark some editors write is no problem
+        data = path.read_bytes()
     except OSError as exc:
         raise RulesError(f"KITEBASE_INTAKE_RULES names {path}, which cannot be read ({exc.strerror}).") from None
+    return from_bytes(data, path)
+
+
+def from_bytes(data: bytes, path: Path) -> list[Rule]:
+    """The rules in the file's bytes as read (`serve` compares them with those it read before)."""
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark some editors write is no problem
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise RulesError(f"{path}, line {line}: not UTF-8 text (byte {exc.object[exc.start]:#04x}). Save the rules "
                          "file as UTF-8 and start again.") from None
     return parse(text, str(path))

@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from bot import outbox
 from bot.db.engine import Database
-from bot.db.models import Escalation, id_of, utcnow
+from bot.db.models import Escalation, Run, id_of, utcnow
 from bot.db.statements import changed
 from bot.runs import BadInput
 from bot.runs.lifecycle.naming import NamedRun, resolve
@@ -50,6 +50,7 @@ def take(db: Database, people: People, target: Target, *, actor: str) -> QueueAc
         return refused
     with db.session() as session:
         named, row = find(session, target, kind=kind_of(people))
+        _lock_run(session, row)
         won = changed(session.execute(update(Escalation).where(col(Escalation.id) == row.id,
                                                                col(Escalation.status) == EscalationStatus.OPEN)
                                       .values(status=EscalationStatus.CLAIMED, claimed_by=actor,
@@ -70,6 +71,7 @@ def close(db: Database, people: People, target: Target, *, actor: str, note: str
         return refused
     with db.session() as session:
         named, row = find(session, target, kind=kind_of(people))
+        _lock_run(session, row)
         won = changed(session.execute(update(Escalation).where(col(Escalation.id) == row.id,
                                                                col(Escalation.status).in_(UNRESOLVED))
                                       .values(status=EscalationStatus.CLOSED, claimed_by=actor,
@@ -125,6 +127,12 @@ def mark_resumed(session: Session, run_id: int, *, actor: str) -> None:
         row.status, row.claimed_by, row.note, row.updated_at = "resumed", actor, f"resumed by {actor}", utcnow()
         session.add(row)
         outbox.queue_changed(session, id_of(row))
+
+
+def _lock_run(session: Session, row: Escalation) -> None:
+    """The run's row, locked before its hand-off changes: an intake pass continuing the run with a customer's
+    message locks it too, so one of the two sees the other's outcome (bot/runs/intake/arrivals.py)."""
+    session.exec(select(Run.id).where(col(Run.id) == row.run_id).with_for_update()).first()
 
 
 def _refused(people: People, actor: str) -> QueueAct | None:

@@ -24,6 +24,8 @@ from bot.vocabulary import (
 )
 from tools.base import truncate
 
+FILES_SHOWN = 5  # of a message's files named in a continuation (the ticket lists them all)
+FILE_CHARS = 300  # of a file's name and of its link there
 SHOWN_CHARS = 1500  # of a held message in the run's thread (the desk has it whole)
 FOR_A_PERSON = "held for a person:"  # an arrival's reason while a person holds its run (the pass skips these)
 
@@ -79,8 +81,8 @@ def shown(session: Session, run: Run, arrival: DeskArrival, *, key: str, why: st
     """A customer's message no automatic path continues the run with, once, in the run's thread: why, and how a
     person continues it (the message goes with that)."""
     body = " ".join((arrival.body or "").split())
-    body = body if len(body) <= SHOWN_CHARS else body[: SHOWN_CHARS - 1] + "…"
-    who = arrival.author or "The customer"
+    body = outbox.plain(body if len(body) <= SHOWN_CHARS else body[: SHOWN_CHARS - 1] + "…")
+    who = outbox.plain(arrival.author or "The customer")
     outbox.in_thread(session, run, key=f"held:{arrival.id}:{key}",
                      text=f"{who} wrote again on {arrival.ticket_id} {why}:\n> {body}\n"
                           f"Nothing was drafted: the run goes on only when a person continues it ({how}), and this "
@@ -105,7 +107,8 @@ def continuation(ticket_id: str, messages: list[DeskArrival], limit: int) -> str
     who = ", ".join(dict.fromkeys(m.author or "the customer" for m in messages))
     kept: list[str] = []
     for message in reversed(messages):
-        body = _cut(message.body or "", limit) + files_line(message)
+        files = files_line(message)
+        body = _cut(message.body or "", max(limit - len(files), limit // 2)) + files
         if kept and sum(map(len, kept)) + len(body) > limit:
             break
         kept.insert(0, body)
@@ -128,8 +131,9 @@ def files_line(message: DeskArrival) -> str:
     files = attachments_of((message.fields or {}).get("attachments"))
     if not files:
         return ""
-    return "\n[Attached (not read; open them on the ticket): " + "; ".join(
-        a.line() + (f" {a.url}" if a.url else "") for a in files) + "]"
+    shown = [truncate(a.line(), FILE_CHARS) + (f" {a.url[:FILE_CHARS]}" if a.url else "") for a in files[:FILES_SHOWN]]
+    more = f"; and {len(files) - FILES_SHOWN} more on the ticket" if len(files) > FILES_SHOWN else ""
+    return "\n[Attached (not read; open them on the ticket): " + "; ".join(shown) + more + "]"
 
 
 def _cut(body: str, limit: int) -> str:

@@ -161,3 +161,36 @@ def test_a_poll_that_mirrored_tickets_runs_the_intake_pass_at_once(db, settings,
         assert scheduler.get_job("intake").trigger.interval.total_seconds() == settings.intake_every_seconds
     finally:
         scheduler.shutdown(wait=False)
+
+
+def test_a_poll_that_records_arrivals_while_a_pass_runs_gets_one_more_pass(db, settings, tmp_path, monkeypatch):
+    """The scheduler skips a job that is running (max_instances = 1), so a poll's nudge that lands during an intake
+    pass would be lost (bench/intake_latency.py --poll-only saw it at one poll in ten): the job passes once more."""
+    import threading
+
+    from bot.desk.zendesk.sync import SyncReport
+    from bot.runs.execution import desk_work
+
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[rule]]\nname = "all"\nchannel = "C0INTAKE"\n', encoding="utf-8")
+    settings = settings.model_copy(update={"desk": "zendesk", "zendesk_url": "http://127.0.0.1:9",
+                                           "intake_rules": rules, "approvers": frozenset({"ULEAD"})})
+    monkeypatch.setattr(desk_work, "poll", lambda db, settings: SyncReport(tickets=1))
+    passes: list[int] = []
+    inside, go_on = threading.Event(), threading.Event()
+
+    def intake(db, settings, rules, dispatch):  # the first pass is slow: the poll lands while it runs
+        passes.append(len(passes))
+        if len(passes) == 1:
+            inside.set()
+            go_on.wait(10)
+
+    monkeypatch.setattr(desk_work, "intake", intake)
+    scheduler = build_scheduler(settings, RunService(db, settings), lambda run_id: None)
+    job = threading.Thread(target=scheduler.get_job("intake").func)
+    job.start()
+    assert inside.wait(10)
+    scheduler.get_job("zendesk-poll").func()  # records arrivals while the pass runs
+    go_on.set()
+    job.join(10)
+    assert passes == [0, 1], "one more pass for what the poll recorded, and no more"

@@ -5,6 +5,7 @@ reaches Slack through the outbox, like everything else."""
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
@@ -51,12 +52,14 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
         "daily digest of the open queue to KITEBASE_ESCALATION_CHANNEL")
     add(lambda: _forget(service), IntervalTrigger(hours=6), "forget-processes",
         "drop heartbeat rows of processes gone for a day")
+    polled = threading.Event()  # the poll recorded arrivals: the intake passes (again, if one is under way)
     if settings.desk == "zendesk":
         from bot.runs.execution.desk_work import poll
 
         def poll_then_intake() -> None:
             report = poll(service.db, settings)
             if settings.intake_rules is not None and report is not None and report.tickets:
+                polled.set()
                 run_soon(scheduler, "intake")  # what the poll recorded waits for no timer
 
         add(poll_then_intake, IntervalTrigger(seconds=settings.zendesk_poll_seconds),
@@ -66,7 +69,17 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
         from bot.runs.intake.reload import RulesFile
 
         rules = RulesFile(service.db, settings)  # read again before each pass: an edited file needs no restart
-        add(lambda: intake(service.db, settings, rules.current(), dispatch),
+
+        def intake_passes() -> None:
+            """One pass, and one more when a poll recorded arrivals while it ran: the scheduler skips a job already
+            running (max_instances = 1), so run_soon alone would leave them a whole interval."""
+            while True:
+                polled.clear()
+                intake(service.db, settings, rules.current(), dispatch)
+                if not polled.is_set():
+                    return
+
+        add(intake_passes,
             IntervalTrigger(seconds=settings.intake_every_seconds), "intake",
             "new tickets that match an intake rule become runs; customers' replies continue theirs")
     watched = watched_groups(settings)
@@ -81,7 +94,8 @@ def run_soon(scheduler: BackgroundScheduler, job_id: str) -> None:
     """Move a job's next run to now (it stays on its interval afterwards). The two timers start together and the
     poll's interval is a multiple of the intake's, so without this every polled arrival waited a whole intake
     interval: the intake pass fired at the poll's instant, before the poll had mirrored anything (docs/performance.md,
-    "Intake: from a new ticket to its card"). A job already running is not run twice (max_instances = 1)."""
+    "Intake: from a new ticket to its card"). A job already running is not run again by the scheduler
+    (max_instances = 1): the intake job passes once more on its own when a poll recorded arrivals meanwhile."""
     if scheduler.get_job(job_id) is not None:
         scheduler.modify_job(job_id, next_run_time=datetime.now(UTC))
 

@@ -14,6 +14,7 @@ from bot.db.models import Run
 from bot.runs.intake.rules import RulesError, parse
 from bot.vocabulary import RunStatus
 from tests.test_desk_add import SSO, _pass, cli, database, lines  # noqa: F401
+from tests.test_zendesk_shapes import zd, zdb  # noqa: F401  (fixtures)
 
 
 def test_a_rules_file_that_is_not_utf8_is_one_sentence_everywhere(cli: Any, tmp_path: Path,  # noqa: F811
@@ -54,3 +55,26 @@ def test_a_rules_file_with_a_byte_order_mark_reads_as_utf8(tmp_path: Path) -> No
     path = tmp_path / "rules.toml"
     path.write_bytes(b"\xef\xbb\xbf" + b'[[rule]]\nname = "sso"\nchannel = "C0123ABCD"\n')
     assert [r.name for r in load(path)] == ["sso"]
+
+
+def test_a_nul_character_in_desk_add_is_a_sentence_naming_its_line_and_nothing_is_added(
+        cli: Any, database: Any, tmp_path: Path) -> None:  # noqa: F811
+    from tests.test_desk_add import counts
+
+    before = counts(database)
+    code, out, err = cli("desk", "add", lines(tmp_path, SSO, {"ticket_id": "KITE-142", "body": "a\u0000b"}))
+    assert code == 2 and out == ""
+    assert "line 2" in err and "NUL character" in err and "remove it" in err and "try again" not in err
+    assert counts(database) == before, "the whole file is refused: nothing half-added"
+
+
+def test_a_zendesk_comment_with_a_nul_character_is_mirrored_without_it(zdb: Any, zd: Any) -> None:  # noqa: F811
+    from bot.desk.zendesk import sync
+    from bot.desk.zendesk.desk import client_for
+    from tests.test_zendesk_shapes import YEAR, messages, synced
+
+    db, settings = synced(zdb)
+    dana = zd.tickets[4821]["requester_id"]
+    zd.add_comment(4821, "Still broken\u0000 after the fix.", author_id=dana)
+    assert sync.sync(client_for(settings), db, since_seconds=5 * YEAR).caught_up, "the page is written, not stuck"
+    assert messages(db, 4821)[-1].body == "Still broken after the fix."

@@ -158,6 +158,8 @@ def _text(data: dict[str, Any], key: str, limit: int) -> str:
         raise _Bad(f"`{key}` must be a non-empty string")
     if len(value.strip()) > limit:
         raise _Bad(f"`{key}` is {len(value.strip())} characters; keep it under {limit}")
+    if "\x00" in value:  # no database stores it in text (PostgreSQL refuses it; SQLite would cut there)
+        raise _Bad(f"`{key}` holds a NUL character (\\u0000) at position {value.index(chr(0)) + 1}; remove it")
     return value.strip()
 
 

@@ -83,7 +83,8 @@ def gone_lines(gone: list[control.GoneRule]) -> list[str]:
 
 def status_lines(rule: control.RuleStatus) -> str:
     state = (f"paused by {arrivals.by_whom(rule.paused_by)}" if rule.paused else
-             "taking new tickets" if rule.in_force_since else "not in force yet (no serve, worker or desk add read it)")
+             f"taking new tickets (in force since {rule.in_force_since})" if rule.in_force_since else
+             "not in force yet (no serve, worker or desk add read it)")
     spend = f"${rule.spend_usd:.2f}" + (f" of ${rule.max_usd_per_day:.2f} a day" if rule.max_usd_per_day else "")
     cap = f" · at most {rule.max_per_hour} an hour" if rule.max_per_hour else ""
     lines = [f"{rule.name} → {rule.channel} · {state}",

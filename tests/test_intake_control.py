@@ -5,6 +5,8 @@ Intake section. On SQLite and PostgreSQL (the `db` and `settings` fixtures)."""
 
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 from typing import Any
@@ -112,11 +114,12 @@ def test_status_gives_each_rule_today_in_text_and_json(db: Any, settings: Any, r
     code, out, _ = _cli(capsys, "intake", "status")
     assert code == 0
     assert out.startswith(f"Intake today ({status['day']}, UTC), rules from {rules_file}: 1 arrival(s) no rule took.")
-    assert ("urgent-sso → C0URGENT · taking new tickets\n  taken 1 · follow-ups 1 · waiting 2 · held 0 · "
-            "spend $0.25 of $15.00 a day · at most 1 an hour") in out
+    assert re.search(r"urgent-sso → C0URGENT · taking new tickets \(in force since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)\n", out)
+    assert ("\n  taken 1 · follow-ups 1 · waiting 2 · held 0 · spend $0.25 of $15.00 a day · at most 1 an hour"
+            in out)
     assert f"  skipped: 1 {QUIET}; 1 the ticket is hold" in out
     assert f"  waiting, oldest first: {second} since " in out and "; why: over max_per_hour = 1" in out
-    assert "rest → C0REST · taking new tickets\n  taken 1 · follow-ups 0 · waiting 0" in out
+    assert re.search(r"rest → C0REST · taking new tickets \(in force since [^)]+\)\n  taken 1 · follow-ups 0 · waiting 0", out)
 
 
 def test_pause_stops_new_runs_at_once_and_resume_continues_the_backlog_in_order(

@@ -5,9 +5,8 @@ Intake section. On SQLite and PostgreSQL (the `db` and `settings` fixtures)."""
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from pathlib import Path
 from typing import Any
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
 from sqlmodel import col
@@ -164,9 +164,11 @@ def test_a_poll_that_mirrored_tickets_runs_the_intake_pass_at_once(db, settings,
 
 
 def test_a_poll_that_records_arrivals_while_a_pass_runs_gets_one_more_pass(db, settings, tmp_path, monkeypatch):
-    """The scheduler skips a job that is running (max_instances = 1), so a poll's nudge that lands during an intake
-    pass would be lost (bench/intake_latency.py --poll-only saw it at one poll in ten): the job passes once more."""
+    """APScheduler skips a job whose instances are all running, so a poll's nudge that lands during an intake pass
+    was lost (bench/intake_latency.py --poll-only saw it at one poll in ten): the intake job allows a second
+    instance, which waits for the pass under way and passes right after it; passes never overlap."""
     import threading
+    import time
 
     from bot.desk.zendesk.sync import SyncReport
     from bot.runs.execution import desk_work
@@ -174,23 +176,35 @@ def test_a_poll_that_records_arrivals_while_a_pass_runs_gets_one_more_pass(db, s
     rules = tmp_path / "rules.toml"
     rules.write_text('[[rule]]\nname = "all"\nchannel = "C0INTAKE"\n', encoding="utf-8")
     settings = settings.model_copy(update={"desk": "zendesk", "zendesk_url": "http://127.0.0.1:9",
-                                           "intake_rules": rules, "approvers": frozenset({"ULEAD"})})
+                                           "intake_rules": rules, "approvers": frozenset({"ULEAD"}),
+                                           "intake_every_seconds": 3600, "zendesk_poll_seconds": 3600})
     monkeypatch.setattr(desk_work, "poll", lambda db, settings: SyncReport(tickets=1))
-    passes: list[int] = []
+    passes: list[tuple[str, int]] = []
     inside, go_on = threading.Event(), threading.Event()
 
     def intake(db, settings, rules, dispatch):  # the first pass is slow: the poll lands while it runs
-        passes.append(len(passes))
+        passes.append(("start", len(passes)))
         if len(passes) == 1:
             inside.set()
             go_on.wait(10)
+        passes.append(("end", len(passes)))
 
     monkeypatch.setattr(desk_work, "intake", intake)
     scheduler = build_scheduler(settings, RunService(db, settings), lambda run_id: None)
-    job = threading.Thread(target=scheduler.get_job("intake").func)
-    job.start()
-    assert inside.wait(10)
-    scheduler.get_job("zendesk-poll").func()  # records arrivals while the pass runs
-    go_on.set()
-    job.join(10)
-    assert passes == [0, 1], "one more pass for what the poll recorded, and no more"
+    for job in scheduler.get_jobs():
+        if job.id not in ("intake", "zendesk-poll"):
+            scheduler.remove_job(job.id)
+    scheduler.start()
+    try:
+        scheduler.get_job("intake").modify(next_run_time=datetime.now(UTC))
+        assert inside.wait(10)
+        scheduler.get_job("zendesk-poll").func()  # records arrivals while the pass runs: run_soon
+        time.sleep(0.5)
+        assert [kind for kind, _ in passes] == ["start"], "the second pass waits for the first"
+        go_on.set()
+        deadline = time.monotonic() + 10
+        while len(passes) < 4 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        scheduler.shutdown(wait=True)
+    assert [kind for kind, _ in passes] == ["start", "end", "start", "end"], "one more pass, after the first"

@@ -102,7 +102,7 @@ class ZendeskClient:
 def _answer(response: httpx2.Response, writes: bool) -> dict[str, Any]:
     status = response.status_code
     if 200 <= status < 300:
-        return response.json() if response.content else {}
+        return _without_nul(response.json()) if response.content else {}
     detail = _detail(response)
     if status == 401:
         raise AuthFailed("Zendesk refused the credentials (401 Couldn't authenticate you): check ZENDESK_EMAIL and "
@@ -122,6 +122,19 @@ def _answer(response: httpx2.Response, writes: bool) -> dict[str, Any]:
         kind = Unknown if writes else DeskUnavailable  # a write answered 5xx may have been applied
         raise kind(f"Zendesk answered {status}{detail}. Try again shortly.")
     raise DeskError(f"Zendesk answered {status}{detail}.")
+
+
+def _without_nul(value: Any) -> Any:
+    """Zendesk's JSON may carry \\u0000 in any string (a name, a subject, a comment); no database keeps it in text
+    (PostgreSQL refuses it, which would stick a sync's page), and it means nothing to a reader: dropped here, once,
+    for every record the mirror and the live reads take in."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    return value
 
 
 def _detail(response: httpx2.Response) -> str:

@@ -179,7 +179,7 @@ def _ticket_values(ticket: dict[str, Any], users: dict[int, dict[str, Any]]) -> 
     requester = users.get(ticket.get("requester_id") or 0) or {}
     who = f"{requester.get('name')} <{requester.get('email')}>" if requester.get("email") else requester.get("name")
     return {"id": str(ticket["id"]), "customer_id": customer_id(ticket), "requester": who,
-            "title": (ticket.get("subject") or ticket.get("raw_subject") or "(no subject)").replace("\x00", ""),
+            "title": ticket.get("subject") or ticket.get("raw_subject") or "(no subject)",
             "status": STATUS.get(ticket.get("status") or "open", "open"), "priority": ticket.get("priority"),
             "assignee": assignee.get("name"), "tags": list(ticket.get("tags") or []),
             "created_at": zendesk_time(ticket.get("created_at")), "updated_at": zendesk_time(ticket.get("updated_at")),
@@ -207,7 +207,6 @@ def message(ticket_id: str, comment: dict[str, Any], users: dict[int, dict[str, 
     else:
         name = f"unknown user {author_id}" + (" (the requester)" if author_id and author_id == requester_id else "")
     body = comment.get("plain_body") or comment.get("body") or _text(comment.get("html_body") or "")
-    body = body.replace("\x00", "")  # JSON may carry \u0000; no database keeps it in text (PostgreSQL refuses it)
     return {"ticket_id": ticket_id, "author": name, "role": role, "body": body,
             "created_at": zendesk_time(comment.get("created_at")), "attachments": attachments(comment)}
 

@@ -35,8 +35,9 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
     if clock is None:
         clock = partial(sweeps.database_now, service.db)
 
-    def add(job: Callable[[], object], trigger: Any, job_id: str, name: str) -> None:
-        scheduler.add_job(_logged(job), trigger, id=job_id, name=name, replace_existing=True, **JOB_DEFAULTS)
+    def add(job: Callable[[], object], trigger: Any, job_id: str, name: str, **options: Any) -> None:
+        scheduler.add_job(_logged(job), trigger, id=job_id, name=name, replace_existing=True,
+                          **{**JOB_DEFAULTS, **options})
 
     add(lambda: sweeps.expire_approvals(service, clock(), settings.approval_ttl_seconds), IntervalTrigger(minutes=1),
         "expire-approvals", "expire approvals older than KITEBASE_APPROVAL_TTL")
@@ -52,14 +53,12 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
         "daily digest of the open queue to KITEBASE_ESCALATION_CHANNEL")
     add(lambda: _forget(service), IntervalTrigger(hours=6), "forget-processes",
         "drop heartbeat rows of processes gone for a day")
-    polled = threading.Event()  # the poll recorded arrivals: the intake passes (again, if one is under way)
     if settings.desk == "zendesk":
         from bot.runs.execution.desk_work import poll
 
         def poll_then_intake() -> None:
             report = poll(service.db, settings)
             if settings.intake_rules is not None and report is not None and report.tickets:
-                polled.set()
                 run_soon(scheduler, "intake")  # what the poll recorded waits for no timer
 
         add(poll_then_intake, IntervalTrigger(seconds=settings.zendesk_poll_seconds),
@@ -70,18 +69,17 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
 
         rules = RulesFile(service.db, settings)  # read again before each pass: an edited file needs no restart
 
-        def intake_passes() -> None:
-            """One pass, and one more when a poll recorded arrivals while it ran: the scheduler skips a job already
-            running (max_instances = 1), so run_soon alone would leave them a whole interval."""
-            while True:
-                polled.clear()
-                intake(service.db, settings, rules.current(), dispatch)
-                if not polled.is_set():
-                    return
+        one_pass = threading.Lock()
 
-        add(intake_passes,
-            IntervalTrigger(seconds=settings.intake_every_seconds), "intake",
-            "new tickets that match an intake rule become runs; customers' replies continue theirs")
+        def intake_pass() -> None:
+            """Passes never overlap (the lock); a second instance may wait for it (max_instances = 2), so a poll's
+            run_soon that lands while a pass runs is one more pass right after it, not a skipped run and a whole
+            interval (bench.intake_latency --poll-only saw it at one poll in ten)."""
+            with one_pass:
+                intake(service.db, settings, rules.current(), dispatch)
+
+        add(intake_pass, IntervalTrigger(seconds=settings.intake_every_seconds), "intake",
+            "new tickets that match an intake rule become runs; customers' replies continue theirs", max_instances=2)
     watched = watched_groups(settings)
     if groups is not None and client is not None and watched:
         add(lambda: groups.refresh(client, watched), IntervalTrigger(seconds=60), "refresh-groups",
@@ -95,7 +93,8 @@ def run_soon(scheduler: BackgroundScheduler, job_id: str) -> None:
     poll's interval is a multiple of the intake's, so without this every polled arrival waited a whole intake
     interval: the intake pass fired at the poll's instant, before the poll had mirrored anything (docs/performance.md,
     "Intake: from a new ticket to its card"). A job already running is not run again by the scheduler
-    (max_instances = 1): the intake job passes once more on its own when a poll recorded arrivals meanwhile."""
+    (max_instances = 1); the intake job allows a second instance, which waits for the pass under way.
+    """
     if scheduler.get_job(job_id) is not None:
         scheduler.modify_job(job_id, next_run_time=datetime.now(UTC))
 

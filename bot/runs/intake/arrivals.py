@@ -54,6 +54,7 @@ PAUSED_FROM_CLI = "cli"  # IntakeRule.paused_by when `kitebase intake pause` pau
 AGAIN = "judged again:"  # an arrival's reason while it waits to be judged again by changed rules (see judge_again)
 RECENT = timedelta(hours=24)  # how far back a new or changed rule judges the arrivals no rule took
 NO_RULE = "no rule takes it"
+CARRY_LOOK = 20  # of a paused rule's backlog, looked at to tell a renamed rule (see _carry_pauses)
 CONTINUED_BY = "the customer's new message"  # who resumed a hand-off a follow-up continued (the queue says)
 GONE = "is no longer in the rules file"  # in the reason of what waits on a rule the file no longer holds
 HELD_LIVE = "held until run #"  # a message's reason while its run works (not read again until the run ends)
@@ -89,6 +90,7 @@ def standing(db: Database, rules: list[Rule]) -> dict[str, IntakeRule]:
                                                    "noticed_at": None}, conflict=("name",), returning="name")]
         if added:
             _judge_again(session, f"rule {', '.join(repr(n) for n in added)} was added")
+            _carry_pauses(session, [r for r in rules if r.name in added], {r.name for r in rules})
         rows = {row.name: row for row in session.exec(select(IntakeRule)).all()}
         for row in rows.values():
             session.expunge(row)
@@ -125,6 +127,26 @@ def _judge_again(session: Session, why: str) -> int:
         col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.kind) == ArrivalKind.TICKET,
         col(DeskArrival.reason).contains(GONE)).values(reason=f"{AGAIN} {why}")))
     return ignored + orphans
+
+
+def _carry_pauses(session: Session, added: list[Rule], names: set[str]) -> None:
+    """A rule new to the database that takes every ticket a paused rule, gone from the file, holds in its backlog
+    (looked at: up to CARRY_LOOK of them) is that rule renamed, however the file changed (under a running process or
+    across a restart): it keeps the pause, so a person's word holds."""
+    for row in session.exec(select(IntakeRule).where(col(IntakeRule.paused).is_(True))).all():
+        if row.name in names:
+            continue
+        waiting = session.exec(select(DeskArrival.fields).where(
+            col(DeskArrival.rule) == row.name, col(DeskArrival.state) == ArrivalState.WAITING,
+            col(DeskArrival.kind) == ArrivalKind.TICKET).order_by(col(DeskArrival.id)).limit(CARRY_LOOK)).all()
+        if not waiting:
+            continue
+        for rule in added:
+            if all(rule.why(dict(fields or {})) is not None for fields in waiting):
+                session.execute(update(IntakeRule).where(col(IntakeRule.name) == rule.name)
+                                .values(paused=True, paused_by=row.paused_by))
+                logger.warning("intake: rule '%s' takes the backlog of paused rule '%s', which left the rules file: "
+                               "it keeps that pause (resume it to start the backlog)", rule.name, row.name)
 
 
 def carry_pause(db: Database, old: str, new: str) -> bool:
@@ -275,11 +297,12 @@ def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standin
     fields = arrival.fields or {}
     gone = orphaned(arrival, rules)
     again = gone is not None or (arrival.reason or "").startswith(AGAIN)  # taken in already: no in-force bar
+    reach = RECENT if arrival.rule is None else timedelta(0)  # a rule in force keeps its own backlog
     rule, why = None, None
     for candidate in rules:
         row = standings.get(candidate.name)
-        if row is None or (not again and _naive(row.since) - RECENT > _naive(arrival.created_at)):
-            continue  # it arrived more than RECENT before the rule came into force: not its
+        if row is None or (not again and _naive(row.since) - reach > _naive(arrival.created_at)):
+            continue  # it arrived before the rule came into force (less RECENT, when no rule had it): not its
         why = candidate.why(fields)
         if why is not None:
             rule = candidate

@@ -187,7 +187,7 @@ def test_in_slack_the_stopped_runs_thread_shows_the_message_and_resume_run_takes
         assert run_row(db, run_id).status == RunStatus.STOPPED
         shown = [t for (channel, _), m in harness.slack.messages.items() if channel == "C0INTAKE"
                  for t in [str(m.get("text") or "")] if "Any news? It still loops" in t]
-        assert len(shown) == 1 and "stopped by ULEAD" in shown[0] and "Resume run" in shown[0]
+        assert len(shown) == 1 and "stopped by <@ULEAD>" in shown[0] and "Resume run" in shown[0]
 
         resume = harness.shown_button("resume_run")
         item = harness.slack.messages[(resume["channel"], resume["ts"])]

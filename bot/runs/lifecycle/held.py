@@ -5,6 +5,8 @@ works, or while it waits for a person) continue the run once, all of them in one
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
@@ -71,7 +73,8 @@ def show(session: Session, run: Run, arrival: DeskArrival, hold: str) -> None:
     """The held message, once, in the run's thread, with who holds the run and how to continue it."""
     how = (f"`kitebase resume {run.id}`" if hold.startswith("closed") else
            f"*Resume run* in the human queue, or `kitebase resume {run.id}`")
-    shown(session, run, arrival, key=hold.split()[0], why=f"while run #{run.id} is {hold}", how=how)
+    person = re.sub(r"\bby ([UW][A-Z0-9]{2,})\b", r"by <@\1>", hold)  # a Slack user as a mention, in the thread
+    shown(session, run, arrival, key=hold.split()[0], why=f"while run #{run.id} is {person}", how=how)
     for escalation in session.exec(select(Escalation.id).where(col(Escalation.run_id) == run.id,
                                                                col(Escalation.status).in_(UNRESOLVED))).all():
         outbox.queue_changed(session, int(escalation or 0))  # the queue item shows the message too

@@ -87,3 +87,13 @@ def assert_well_formed(messages: list[dict[str, Any]]) -> None:
         n = kinds.count("tool_result")
         assert kinds[:n] == ["tool_result"] * n, "tool results come first"
         assert sorted(b["tool_use_id"] for b in answer[:n]) == sorted(asked), "each tool_use answered exactly once"
+
+
+def intake_through(db: Database, settings: Settings, rules: list[Any], harness: Any) -> list[int]:
+    """One intake pass whose runs the Slack harness's app dispatches, then what it shows delivered: the run ids."""
+    from bot.runs.execution.desk_work import intake
+
+    started: list[int] = []
+    intake(db, settings, rules, lambda run_id: (started.append(run_id), harness.ctx.dispatch(run_id)))
+    harness.drain()
+    return started

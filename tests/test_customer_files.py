@@ -15,12 +15,11 @@ from bot.db.models import Approval
 from bot.desk.base import Attachment, size_of
 from bot.desk.zendesk import writes as desk_writes
 from bot.desk.zendesk.desk import client_for
-from bot.runs.execution import desk_work
 from bot.runs.intake import arrivals
 from bot.runs.intake.rules import load
 from bot.runs.lifecycle import naming
 from bot.vocabulary import ArrivalKind
-from tests.helpers import run_row, wait_until
+from tests.helpers import intake_through, run_row, wait_until
 from tests.test_intake_zendesk import arrivals_of, desk, post_webhook, zd  # noqa: F401  (fixtures)
 
 TRACE = {"file_name": "saml-trace.log", "content_type": "text/plain", "size": 15156}
@@ -42,11 +41,7 @@ def test_files_show_on_the_card_and_in_the_continuation_and_are_never_fetched(de
     harness, stop = start_harness(settings, db)
     try:
         def intake_pass() -> list[int]:
-            started: list[int] = []
-            desk_work.intake(db, settings, rules, lambda run_id: (started.append(run_id),
-                                                                   harness.ctx.dispatch(run_id)))
-            harness.drain()
-            return started
+            return intake_through(db, settings, rules, harness)
 
         dana = zd.user_by_email("dana.whitfield@example.com")
         ticket = zd.add_ticket("SSO loop after our IdP change", "Everyone signing in through Okta is sent back to "

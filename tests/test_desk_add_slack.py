@@ -15,12 +15,11 @@ from sqlmodel import func, select
 from bot.cli import main
 from bot.config import Settings
 from bot.db.models import Run
-from bot.runs.execution.desk_work import intake
 from bot.runs.intake.rules import load
 from bot.runs.lifecycle.people import approvers_hint
 from bot.vocabulary import RunStatus
 from standins.slack_harness import start_harness
-from tests.helpers import run_row, staff_replies
+from tests.helpers import intake_through, run_row, staff_replies
 
 RULES = """\
 [[rule]]
@@ -52,10 +51,7 @@ def test_an_added_ticket_gets_its_thread_and_card_and_a_customer_message_continu
             return capsys.readouterr().out
 
         def intake_pass() -> list[int]:
-            started: list[int] = []
-            intake(db, settings, rules, lambda run_id: (started.append(run_id), harness.ctx.dispatch(run_id)))
-            harness.drain()
-            return started
+            return intake_through(db, settings, rules, harness)
 
         out = add(TICKET)
         assert "KITE-218: new ticket for Northwind Studio" in out and "Recorded for the intake" in out

@@ -29,7 +29,7 @@ from bot.runs.intake.rules import load
 from bot.vocabulary import ArrivalKind, ArrivalState, RunStatus
 from standins.zendesk_server import ZendeskServer
 from tests.conftest import make_settings
-from tests.helpers import run_row, wait_until
+from tests.helpers import intake_through, run_row, wait_until
 from tests.test_desk_zendesk import KB_DATA, SECRET, YEAR, signed
 
 RULES = """\
@@ -104,11 +104,7 @@ def test_a_webhook_ticket_gets_its_card_in_the_rules_channel_and_a_customer_answ
     harness, stop = start_harness(settings, db)
     try:
         def intake_pass() -> list[int]:
-            started: list[int] = []
-            desk_work.intake(db, settings, rules, lambda run_id: (started.append(run_id),
-                                                                   harness.ctx.dispatch(run_id)))
-            harness.drain()
-            return started
+            return intake_through(db, settings, rules, harness)
 
         dana = zd.user_by_email("dana.whitfield@example.com")
         assert dana is not None

@@ -150,10 +150,9 @@ def test_in_slack_the_stopped_runs_thread_shows_the_message_and_resume_run_takes
     import json
 
     from bot.cli import main
-    from bot.runs.execution.desk_work import intake
     from bot.runs.intake.rules import load
     from standins.slack_harness import start_harness
-    from tests.helpers import run_row
+    from tests.helpers import intake_through, run_row
     from tests.test_desk_add_slack import RULES, TICKET
 
     rules_file = tmp_path / "rules.toml"
@@ -171,10 +170,7 @@ def test_in_slack_the_stopped_runs_thread_shows_the_message_and_resume_run_takes
             capsys.readouterr()
 
         def intake_pass() -> list[int]:
-            started: list[int] = []
-            intake(db, settings, rules, lambda run_id: (started.append(run_id), harness.ctx.dispatch(run_id)))
-            harness.drain()
-            return started
+            return intake_through(db, settings, rules, harness)
 
         add(TICKET)
         [run_id] = intake_pass()

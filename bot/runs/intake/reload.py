@@ -87,11 +87,12 @@ def differences(old: list[Rule], new: list[Rule]) -> list[str]:
     """What changed from `old` to `new`, one sentence per rule, in the new file's order (removed rules last)."""
     before = {r.name: r for r in old}
     after = {r.name: r for r in new}
+    twins = {renamed.name: was for was, renamed in renames(old, new)}
     lines: list[str] = []
     for rule in new:
         was = before.get(rule.name)
         if was is None:
-            twin = next((r for r in old if r.name not in after and _same_but_name(r, rule)), None)
+            twin = twins.get(rule.name)
             lines.append(f"rule '{rule.name}' added" + (f" (rule '{twin.name}' renamed?)" if twin else "")
                          + f", channel {rule.channel}")
             continue

@@ -16,6 +16,7 @@ from sqlmodel import func, select
 from bot.cli_run import EXIT_OK, EXIT_STOPPED, open_database
 from bot.config import Settings
 from bot.db.models import DeskWrite
+from bot.desk import sla
 from bot.durations import describe
 from bot.runs import BadInput
 from bot.runs.reports import queries
@@ -157,7 +158,8 @@ def cmd_desk_add(args: argparse.Namespace, settings: Settings) -> int:
             from bot.runs.intake import arrivals, rules
 
             arrivals.standing(db, rules.load(settings.intake_rules))
-        report = embedded_add.add(db, items, arrivals=intake, where=where)
+        report = embedded_add.add(db, items, arrivals=intake, where=where,
+                                  policies=sla.read_policies(settings.sla_policies_path))
     except embedded_add.BadLines as exc:
         raise BadInput(str(exc)) from None
     intake_line = ("Recorded for the intake: the next intake pass (in `kitebase serve` or `worker`, every "

@@ -73,6 +73,12 @@ class Settings(BaseSettings):
     intake_quiet_hours: float = Field(24.0, ge=0, validation_alias="KITEBASE_INTAKE_QUIET_HOURS")
     intake_every_seconds: float = Field(2.0, gt=0, le=600, validation_alias="KITEBASE_INTAKE_EVERY")
 
+    # What is due (bot/desk/sla.py, docs/sla.md). The embedded desk's reply targets by tier and priority, with
+    # business hours (default: kb_data/sla.toml in KITEBASE_DATA_DIR; Zendesk brings its own SLA policies). A draft
+    # waiting for a decision is announced again once this share of its ticket's target has passed.
+    sla_policies: Path | None = Field(None, validation_alias="KITEBASE_SLA_POLICIES")
+    sla_remind_share: float = Field(0.75, gt=0, lt=1, validation_alias="KITEBASE_SLA_REMIND_SHARE")
+
     # Step log (JSON lines); empty means: only the database
     step_log_path: Path | None = Field(None, validation_alias="KITEBASE_STEP_LOG")
 
@@ -143,7 +149,7 @@ class Settings(BaseSettings):
                              "after the draft expired would never go out)")
         return self
 
-    @field_validator("intake_rules", mode="before")
+    @field_validator("intake_rules", "sla_policies", mode="before")
     @classmethod
     def _unset_when_empty(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -189,6 +195,10 @@ class Settings(BaseSettings):
     @property
     def use_offline_model(self) -> bool:
         return self.offline or self.anthropic_api_key is None
+
+    @property
+    def sla_policies_path(self) -> Path:
+        return self.sla_policies or self.data_dir / "sla.toml"
 
     @property
     def remind_after_seconds(self) -> float:

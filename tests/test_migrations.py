@@ -58,12 +58,26 @@ def _migrate(engine: Engine, step: Callable[..., None], revision: str) -> None:
         step(config, revision)
 
 
-def test_0008_drops_the_engines_full_text_search_and_its_downgrade_refills_it(database_url):
+def _desk_before_0022(tmp_path, database_url):
+    """kb_data/ as a schema older than 0022 can hold it: customers without their tier (added by 0022)."""
+    import json
+    import shutil
+
+    source = make_settings(database_url).data_dir
+    target = tmp_path / "kb_data"
+    shutil.copytree(source, target)
+    customers = json.loads((target / "customers.json").read_text(encoding="utf-8"))
+    (target / "customers.json").write_text(json.dumps([{k: v for k, v in c.items() if k != "tier"}
+                                                       for c in customers]), encoding="utf-8")
+    return target
+
+
+def test_0008_drops_the_engines_full_text_search_and_its_downgrade_refills_it(database_url, tmp_path):
     database = Database.from_url(database_url)
     engine = database.engine
     try:
         _migrate(engine, command.upgrade, "0007")
-        seed_desk(database, make_settings(database_url).data_dir)
+        seed_desk(database, _desk_before_0022(tmp_path, database_url))
         made = _full_text_objects(engine)
         assert set(FULL_TEXT[engine.dialect.name]) <= made, "0001 made them"
 
@@ -172,7 +186,7 @@ def _store_as_0018_did(engine: Engine, leave_out: set[str]) -> None:
         session.commit()
 
 
-def test_0019_builds_the_full_text_index_and_statistics_from_the_stored_analysis(database_url):
+def test_0019_builds_the_full_text_index_and_statistics_from_the_stored_analysis(database_url, tmp_path):
     """An existing desk: 0019 builds the full-text rows and the statistics from what 0018 stored, without
     analysing anything again, and queues what it cannot build (never analysed; help sections had no vectors);
     once `kitebase db upgrade` has stored those, every search answers as on a desk indexed from scratch."""
@@ -183,7 +197,7 @@ def test_0019_builds_the_full_text_index_and_statistics_from_the_stored_analysis
     engine = database.engine
     try:
         _migrate(engine, command.upgrade, "0018")
-        seed_desk(database, make_settings(database_url).data_dir)
+        seed_desk(database, _desk_before_0022(tmp_path, database_url))
         with engine.begin() as connection:
             connection.exec_driver_sql("DELETE FROM search_document")
         _store_as_0018_did(engine, leave_out={"KITE-150", "KITE-151"})

@@ -101,6 +101,7 @@ class Customer(SQLModel, table=True):
     contact_email: str | None = None
     sso_provider: str | None = None
     notes: str | None = Field(default=None, sa_column=Column(Text))
+    tier: str | None = Field(default=None, max_length=64)  # Enterprise, Business...: the desk's, as configured
 
 
 class Ticket(SQLModel, table=True):
@@ -118,6 +119,10 @@ class Ticket(SQLModel, table=True):
     # Zendesk's incident may name a problem the mirror does not hold (yet).
     type: str | None = Field(default=None, max_length=16)  # problem | incident | question | task; None: not set
     problem_id: str | None = Field(default=None, max_length=32, index=True)  # the problem this incident is of
+    # What is due (bot/desk/sla.py): the reply target now as the desk knows it, and its breach time while it
+    # runs (None: paused, achieved or no target), by which backlogs, queues and App Home are ordered.
+    sla: dict[str, Any] | None = json_column()
+    due_at: datetime | None = Field(default=None, index=True)
 
 
 class TicketMessage(SQLModel, table=True):
@@ -183,6 +188,8 @@ class Run(Usage, Allowance, table=True):
     # for approval are held in `pending_results` until every gated call is decided.
     messages: list | None = json_column()
     pending_results: list | None = json_column()
+    triage: dict | None = json_column()  # an intake run's {intent, language, sentiment, priority} (record_triage)
+    breached_at: datetime | None = None  # when the ticket's reply target breached while a draft of it waited
 
     # Totals over the run's life (and its tokens, from Usage; the current allowance's columns come from Allowance)
     steps: int = 0
@@ -252,6 +259,7 @@ class Approval(SQLModel, table=True):
     origin: dict | None = json_column()  # e.g. the Slack message that shows the draft
     created_at: datetime = database_time()  # drafts expire and remind by it
     reminded_at: datetime | None = None  # when the approvers were reminded (backup approvers may decide after)
+    due_reminded_at: datetime | None = None  # when they were told the ticket's reply target nears its breach
 
 
 class Escalation(SQLModel, table=True):
@@ -469,6 +477,8 @@ class DeskArrival(SQLModel, table=True):
     run_id: int | None = None
     created_at: datetime = database_time()
     decided_at: datetime | None = None  # when it was started, skipped or ignored (the database's clock)
+    past_cap: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
+    # started past its rule's max_per_hour because its reply target was due within the rule's due_within
 
 
 class IntakeRule(SQLModel, table=True):

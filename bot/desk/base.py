@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.search import Hit
+
+if TYPE_CHECKING:
+    from bot.desk.sla import Due
 
 
 class DeskError(Exception):
@@ -36,6 +39,7 @@ class Customer:
     contact_name: str | None = None
     contact_email: str | None = None
     sso_provider: str | None = None
+    tier: str | None = None  # Enterprise, Business...: from the desk (Zendesk: a configured organization field)
     notice: str | None = None  # a sentence when the desk could not find or look up the requester or organization
 
 
@@ -102,6 +106,7 @@ class TicketView:
     type: str | None = None  # problem | incident | question | task; None: not set
     problem: TicketLink | None = None  # an incident's problem
     incidents: tuple[TicketLink, ...] = ()  # a problem's incidents
+    due: Due | None = None  # the reply target now, as the desk knows it (bot/desk/sla.py)
 
 
 @dataclass(frozen=True)

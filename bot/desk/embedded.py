@@ -13,7 +13,7 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Customer as CustomerRow
 from bot.db.models import HelpSection, Ticket, TicketMessage, get_or_raise, utcnow
-from bot.desk import links, mirror, problems
+from bot.desk import links, mirror, problems, sla
 from bot.desk.base import Section, TicketView, WriteReceipt
 from bot.desk.ids import TicketIds
 
@@ -26,6 +26,9 @@ class EmbeddedDesk(TicketIds):
 
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db, self.settings = db, settings
+        self.policies = sla.read_policies(settings.sla_policies_path)
+        with db.session() as session:  # what is due on every open ticket, by the policies read now
+            sla.refresh(session, None, self.policies)
 
     # --- reads -------------------------------------------------------------------------------------------
     def ticket(self, ticket_id: str) -> TicketView:
@@ -80,6 +83,7 @@ class EmbeddedDesk(TicketIds):
             ticket.updated_at = now
             session.add(ticket)
             session.flush()
+            sla.refresh(session, [ticket.id], self.policies)  # the reply meets its target
             search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
             return WriteReceipt(ticket.id, "sent", {**detail, "message_id": row.id})
 
@@ -111,6 +115,7 @@ class EmbeddedDesk(TicketIds):
             ticket.updated_at = utcnow()
             session.add(ticket)
             session.flush()
+            sla.refresh(session, [ticket.id], self.policies)  # pending pauses the target; closed ends it
             search.index_ticket(session, ticket.id)  # the search's analysis, stored with the change
             return WriteReceipt(ticket.id, "sent", {"ticket_id": ticket.id, "status": ticket.status,
                                                     "assignee": ticket.assignee, "changes": changes})

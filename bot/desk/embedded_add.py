@@ -26,6 +26,7 @@ from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Customer, Ticket, TicketMessage, get_or_raise, id_of
 from bot.desk import arrivals as desk_arrivals
+from bot.desk import sla
 from bot.desk.base import DeskError
 from bot.desk.ids import KITE_ID, normalise_ticket_id
 
@@ -175,13 +176,17 @@ def _tags(value: Any) -> tuple[str, ...]:
 
 # --- writing it -----------------------------------------------------------------------------------------------
 
-def add(db: Database, items: list[Item], *, arrivals: bool, where: str = "the file") -> AddReport:
+def add(db: Database, items: list[Item], *, arrivals: bool, where: str = "the file",
+        policies: sla.Policies | None = None) -> AddReport:
     """Write the items in one transaction (see the module's docstring); BadLines when a line names a ticket the
     desk does not have or that is closed, with nothing written."""
     for attempt in range(1, ATTEMPTS + 1):
         try:
             with db.session() as session:
-                return _write(session, items, arrivals=arrivals, where=where)
+                report = _write(session, items, arrivals=arrivals, where=where)
+                if policies is not None:  # what is due on each, stored with the change (bot/desk/sla.py)
+                    sla.refresh(session, sorted({a.ticket_id for a in report.added}), policies)
+                return report
         except IntegrityError:  # another add took a ticket number or a customer id meanwhile: again, afresh
             logger.info("desk add: an id was taken meanwhile (attempt %d of %d); adding the file again", attempt,
                         ATTEMPTS)

@@ -14,6 +14,7 @@ from bot import search
 from bot.db.engine import Database
 from bot.db.models import Customer as CustomerRow
 from bot.db.models import HelpSection, Ticket, TicketMessage
+from bot.desk import sla
 from bot.desk.base import Attachment, Customer, DeskError, Message, NoSuchTicket, Section, TicketView
 
 
@@ -25,7 +26,7 @@ def customer_of(row: CustomerRow | None) -> Customer | None:
     if row is None:
         return None
     return Customer(id=row.id, name=row.name, plan=row.plan, seats=row.seats, contact_name=row.contact_name,
-                    contact_email=row.contact_email, sso_provider=row.sso_provider)
+                    contact_email=row.contact_email, sso_provider=row.sso_provider, tier=row.tier)
 
 
 def mirrored_ticket(session: Session, ticket_id: str, *, link: str | None = None,
@@ -39,7 +40,7 @@ def mirrored_ticket(session: Session, ticket_id: str, *, link: str | None = None
     return TicketView(
         id=ticket.id, title=ticket.title, status=ticket.status, priority=ticket.priority, assignee=ticket.assignee,
         tags=list(ticket.tags or []), created_at=ticket.created_at, updated_at=ticket.updated_at,
-        customer=customer_of(customer), link=link,
+        customer=customer_of(customer), link=link, due=sla.Due.from_json(ticket.sla),
         conversation=[Message(author=m.author, role=m.role, at=m.created_at, body=m.body,
                               attachments=attachments_of(m.attachments)) for m in messages])
 

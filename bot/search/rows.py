@@ -33,9 +33,10 @@ def documents(session: Session, kind: str, keys: list[str]) -> dict[str, tuple[D
                                             .order_by(col(TicketMessage.created_at), col(TicketMessage.id))).all():
             bodies.setdefault(ticket_id, []).append(body)
         sources = {key: int(source or 0) for key, source in session.execute(_SOURCES, {"ids": chunk})}
-        for ticket in session.exec(select(Ticket).where(col(Ticket.id).in_(chunk))).all():
-            found[ticket.id] = (ticket_document(ticket.id, ticket.title, ticket.tags or [], bodies.get(ticket.id, []),
-                                                _timestamp(ticket.updated_at)), sources.get(ticket.id, 0))
+        for key, title, tags, updated_at in session.exec(  # the columns the search reads, not the whole row
+                select(Ticket.id, Ticket.title, Ticket.tags, Ticket.updated_at).where(col(Ticket.id).in_(chunk))).all():
+            found[key] = (ticket_document(key, title, list(tags or []), bodies.get(key, []), _timestamp(updated_at)),
+                          sources.get(key, 0))
     return found
 
 

@@ -117,11 +117,11 @@ def _schedule(raw: Any) -> Schedule | None:
         return None
     if not isinstance(raw, dict):
         raise ValueError("[schedule] must be a table")
+    if "time_zone" not in raw:
+        raise ValueError("[schedule] needs time_zone, such as \"Europe/Amsterdam\"")
     try:
         zone = ZoneInfo(str(raw["time_zone"]))
-    except KeyError:
-        raise ValueError("[schedule] needs time_zone, such as \"Europe/Amsterdam\"") from None
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError):  # ZoneInfoNotFoundError is a KeyError: asked before the key
         raise ValueError(f"[schedule] time_zone '{raw['time_zone']}' is not an IANA time zone") from None
     hours = raw.get("hours") or {}
     unknown = sorted(set(hours) - set(DAYS))
@@ -170,13 +170,13 @@ def compute(ticket: Ticket, tier: str | None, messages: list[TicketMessage], pol
     if ticket.status in DONE_STATUSES:
         return None
     public = sorted((m for m in messages if m.role in ("customer", "staff")), key=lambda m: (_aware(m.created_at), m.id or 0))
-    last_staff = max((n for n, m in enumerate(public) if m.role == "staff"), default=None)
-    if last_staff is None:
+    staff = [n for n, m in enumerate(public) if m.role == "staff"]
+    if not staff:
         metric, start = "first_reply", _aware(ticket.created_at)
     else:
-        waiting = public[last_staff + 1:]
+        waiting = public[staff[-1] + 1:]
         if not waiting:
-            return Due("next_reply" if last_staff else "first_reply", "achieved")
+            return Due("next_reply" if len(staff) > 1 else "first_reply", "achieved")
         metric, start = "next_reply", _aware(waiting[0].created_at)
     policy = policies.policy_for(tier)
     minutes = policy.target(metric, ticket.priority) if policy else None

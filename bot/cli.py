@@ -39,6 +39,7 @@ from bot.cli_stop import add_stop_command
 from bot.config import Settings
 from bot.db.models import Run, Step, get_or_raise
 from bot.db.open import DatabaseUnusable
+from bot.desk.sla import PoliciesUnusable, read_policies
 from bot.desk import DeskError
 from bot.redact import redact
 from bot.runs import BadInput
@@ -72,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(logging.INFO if args.verbose else logging.WARNING, settings.log_format)
     tracing.setup(settings)  # OTLP spans when OTEL_EXPORTER_OTLP_ENDPOINT is set; else nothing at all
     try:
+        if settings.desk == "embedded":  # the reply targets' file, named before anything runs (bot/desk/sla.py)
+            read_policies(settings.sla_policies_path)
         return args.handler(args, settings)
     except Interrupted as exc:
         print(redact(f"\nkitebase: {exc}"), file=sys.stderr)
@@ -82,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadInput as exc:
         print(redact(f"kitebase: {exc}"), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except DatabaseUnusable as exc:
+    except (DatabaseUnusable, PoliciesUnusable) as exc:
         print(redact(f"kitebase: {exc}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except DeskError as exc:  # the desk refused or could not be reached: its sentence says what to do

@@ -174,3 +174,16 @@ def test_the_embedded_desk_keeps_the_due_on_the_ticket_as_it_changes(db, setting
                               .order_by(TicketMessage.id.desc())).first()
         assert ticket.status == "open" and ticket.sla["metric"] == "next_reply" and ticket.sla["stage"] == "active"
         assert sla._aware(ticket.due_at) == sla._aware(answer.created_at) + timedelta(minutes=60)
+
+
+def test_the_terminal_names_an_unusable_policies_file_before_anything_runs(tmp_path, monkeypatch, capsys):
+    from bot.cli import main
+
+    bad = tmp_path / "sla.toml"
+    bad.write_text("[[policy]]\nfirst_reply = { whenever = 5 }\n", encoding="utf-8")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'k.db'}")
+    monkeypatch.setenv("KITEBASE_SLA_POLICIES", str(bad))
+    assert main(["drafts"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"kitebase: the reply targets in {bad}: policy 1: first_reply names priority 'whenever'")
+    assert "Traceback" not in said and not (tmp_path / "k.db").exists()  # nothing was opened

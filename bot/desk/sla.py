@@ -103,12 +103,14 @@ def read_policies(path: Path | None) -> Policies:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise PoliciesUnusable(f"{path}: cannot be read as TOML ({exc}); fix it or unset KITEBASE_SLA_POLICIES") from None
+        raise PoliciesUnusable(f"the reply targets in {path} cannot be read as TOML ({exc}); fix the file, or point "
+                               "KITEBASE_SLA_POLICIES at another") from None
     try:
         schedule = _schedule(data.get("schedule"))
         policies = tuple(_policy(n, raw, schedule) for n, raw in enumerate(data.get("policy") or [], 1))
     except (TypeError, ValueError, KeyError) as exc:
-        raise PoliciesUnusable(f"{path}: {exc}") from None
+        raise PoliciesUnusable(f"the reply targets in {path}: {exc}; fix the file, or point KITEBASE_SLA_POLICIES at "
+                               "another") from None
     return Policies(policies, schedule, str(path))
 
 

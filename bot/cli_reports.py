@@ -13,11 +13,12 @@ from bot.config import Settings
 from bot.durations import describe, parse_duration
 from bot.runs import BadInput
 from bot.runs.lifecycle import naming
-from bot.runs.reports import feedback, gaps, stats
+from bot.runs.reports import feedback, first_replies, gaps, stats
 
 
 def add_report_commands(sub: Any) -> None:
-    figures = sub.add_parser("stats", help="figures over the runs of a window: endings, drafts, waits, cost, feedback")
+    figures = sub.add_parser("stats", help="figures over the runs of a window: endings, drafts, waits, cost, feedback; "
+                                           "first replies against their targets")
     figures.add_argument("--since", default="7d", help="how far back: 24h, 7d, 4w (default 7d)")
     figures.add_argument("--json", action="store_true")
     figures.set_defaults(handler=cmd_stats)
@@ -49,6 +50,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     start, end, seconds = since(args.since)
     with open_database(settings).session() as session:
         fig = stats.figures(session, start, end)
+        fig["first_replies"] = first_replies.figures(session, start, end)
     print(json.dumps(fig, ensure_ascii=False, indent=1) if args.json else figures_text(fig, seconds))
     return EXIT_OK
 
@@ -85,7 +87,34 @@ def figures_text(fig: dict[str, Any], seconds: float) -> str:
     notes = fig["feedback"]["notes"]
     if notes:
         lines += ["", "Feedback notes:"] + [f"  run {n['run_id']}: {n['note']}" for n in notes]
-    return "\n".join(lines)
+    return "\n".join(lines + ["", *first_replies_text(fig["first_replies"], seconds)])
+
+
+COLUMNS = f"{'met':>5} {'breached':>9} {'running':>8} {'median margin':>14}"
+
+
+def _cells(group: dict[str, Any]) -> str:
+    return (f"{group['met']:>5} {group['breached']:>9} {group['running']:>8} "
+            f"{first_replies.margin(group['margin_median_minutes']):>14}")
+
+
+def _row(label: str, entry: dict[str, Any]) -> str:
+    return f"{label[:26]:<26} {_cells(entry['agent'])}   {_cells(entry['rest'])}"
+
+
+def first_replies_text(fig: dict[str, Any], seconds: float) -> list[str]:
+    """First replies against their targets: the agent-drafted tickets beside the rest, over all the tickets and
+    by tier and intent (margin: the target minus the reply; negative when late)."""
+    lines = [f"First replies against target, tickets created {_span(fig, seconds)}",
+             f"{'':<26} {'agent-drafted':^38}   {'the rest':^38}", f"{'':<26} {COLUMNS}   {COLUMNS}",
+             _row("All tickets", fig)]
+    for title, key in (("By tier", "by_tier"), ("By intent", "by_intent")):
+        lines += [title] + [_row("  " + entry["name"], entry) for entry in fig[key]]
+    left_out, unanswered = fig["no_target"], fig["all"]["breached_unanswered"]
+    notes = [f"{left_out} ticket{'' if left_out == 1 else 's'} without a first-reply target (left out above)"] \
+        if left_out else []
+    notes += [f"breached includes {unanswered} still unanswered"] if unanswered else []
+    return [line.rstrip() for line in lines] + (["; ".join(notes) + "."] if notes else [])
 
 
 def gaps_text(found: dict[str, Any], seconds: float) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.runs.reports.first_replies import line as first_replies_line
 from bot.runs.reports.gaps import SIGNALS
 from bot.runs.reports.stats import rows
 from bot.slack_ui.limits import FIELD_TEXT, clip, context, escape, header, mrkdwn_section
@@ -37,6 +38,14 @@ def build_figures_fields(fig: dict[str, Any]) -> list[dict[str, Any]]:
         shown = escape(value) + (f" · _{escape(detail)}_" if detail else "")
         fields += [{"type": "mrkdwn", "text": clip(name, FIELD_TEXT)}, {"type": "mrkdwn", "text": clip(shown, FIELD_TEXT)}]
     return [{"type": "section", "fields": fields[i:i + MAX_FIELDS]} for i in range(0, len(fields), MAX_FIELDS)]
+
+
+def build_first_replies(fig: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """App Home's line for today's first replies against their targets (nothing when there is no data)."""
+    if fig is None:
+        return []
+    return [mrkdwn_section(escape(first_replies_line(fig))),
+            context("By tier and by intent, agent-drafted and the rest: `kitebase stats`.")]
 
 
 def _topic_text(topic: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, mention_ids, slack_time, who
-from bot.slack_ui.figures import build_figures_fields, build_figures_table, build_gaps
+from bot.slack_ui.figures import build_figures_fields, build_figures_table, build_first_replies, build_gaps
 from bot.slack_ui.intake import build_intake_home
 from bot.slack_ui.limits import (
     MAX_BLOCKS_MESSAGE,
@@ -102,7 +102,8 @@ def build_digest(day: str, queue: list[dict[str, Any]], figures: dict[str, Any] 
 
 
 def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], figures: dict | None = None,
-               intake: dict | None = None, intake_problem: str | None = None) -> dict:
+               intake: dict | None = None, intake_problem: str | None = None,
+               first_replies: dict | None = None) -> dict:
     blocks: list[dict] = [header("Kitebase ticket agent"),
                           context("Mention me with a ticket: `@Kitebase handle KITE-142`. Or `/kitebase queue`."),
                           ai_notice()]  # at the top: a long Home is rarely read to its end
@@ -115,6 +116,7 @@ def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], fi
                               + "\n".join("> " + line for line in escape(clip(a['message'], 300)).splitlines()))
                for a in approvals[:15]] or [context("None.")]
     blocks += build_intake_home(intake, intake_problem)  # nothing when intake is off
+    blocks += build_first_replies(first_replies)  # today's first replies against their targets
     if figures is not None:
         blocks += [header("The last 7 days"), *build_figures_fields(figures),
                    context("All figures: `kitebase stats`; questions the help center missed: `kitebase gaps`.")]

@@ -18,7 +18,7 @@ from bot.runs.intake import control
 from bot.runs.intake.rules import RulesError
 from bot.runs.lifecycle import citations, held
 from bot.runs.lifecycle.approvals import chosen_message
-from bot.runs.reports import queries, stats
+from bot.runs.reports import first_replies, queries, stats
 
 HOME_FIGURES_SECONDS = 7 * 86400  # App Home shows the figures of the last 7 days
 FILES_SHOWN = 5  # of the customer's files on a card (the ticket has them all)
@@ -133,7 +133,8 @@ def home(db: Database, settings: Settings | None = None) -> dict[str, Any]:
         data: dict[str, Any] = {
             "queue": queries.queue(session), "approvals": queries.waiting_approvals(session),
             "runs": queries.latest_runs(session, 15),
-            "figures": stats.figures(session, *stats.window(utcnow(), HOME_FIGURES_SECONDS))}
+            "figures": stats.figures(session, *stats.window(utcnow(), HOME_FIGURES_SECONDS)),
+            "first_replies": first_replies.today(session)}
         if settings is not None and settings.intake_rules is not None:
             try:
                 data["intake"] = control.figures(session, control.rules_of(settings)).as_dict()

@@ -39,8 +39,8 @@ from bot.cli_stop import add_stop_command
 from bot.config import Settings
 from bot.db.models import Run, Step, get_or_raise
 from bot.db.open import DatabaseUnusable
-from bot.desk.sla import PoliciesUnusable, read_policies
 from bot.desk import DeskError
+from bot.desk.sla import PoliciesUnusable, read_policies
 from bot.redact import redact
 from bot.runs import BadInput
 from bot.runs.lifecycle import naming

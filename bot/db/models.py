@@ -112,7 +112,7 @@ class Ticket(SQLModel, table=True):
     priority: str | None = "normal"  # None: the desk has none set (Zendesk's null priority), not "normal"
     assignee: str | None = None
     tags: list[str] | None = json_column()
-    created_at: datetime
+    created_at: datetime = Field(index=True)  # the first-reply figures read a window of new tickets by it
     updated_at: datetime
     requester: str | None = None  # a real desk's requester (its customer is their organization)
     # One fix for many: a problem ticket and its incidents (Zendesk's `type` and `problem_id`). No foreign key:

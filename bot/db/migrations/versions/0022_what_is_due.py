@@ -26,6 +26,7 @@ def upgrade() -> None:
     op.add_column('ticket', sa.Column('sla', sa.JSON(), nullable=True))
     op.add_column('ticket', sa.Column('due_at', TIME(), nullable=True))
     op.create_index('ix_ticket_due_at', 'ticket', ['due_at'], unique=False)
+    op.create_index('ix_ticket_created_at', 'ticket', ['created_at'], unique=False)  # the first-reply figures
     op.add_column('run', sa.Column('triage', sa.JSON(), nullable=True))
     op.add_column('run', sa.Column('breached_at', TIME(), nullable=True))
     op.add_column('approval', sa.Column('due_reminded_at', TIME(), nullable=True))
@@ -37,6 +38,7 @@ def downgrade() -> None:
     op.drop_column('approval', 'due_reminded_at')
     op.drop_column('run', 'breached_at')
     op.drop_column('run', 'triage')
+    op.drop_index('ix_ticket_created_at', table_name='ticket')
     op.drop_index('ix_ticket_due_at', table_name='ticket')
     op.drop_column('ticket', 'due_at')
     op.drop_column('ticket', 'sla')

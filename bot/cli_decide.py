@@ -72,8 +72,8 @@ def customer_copy(db: Database, settings: Settings, message: str) -> str:
 
 
 def show(draft: Draft, settings: Settings, out: Any) -> None:
-    """What the approval card shows: ticket, customer and contact, the exact text, sources and checks, who may
-    decide, how long it has waited."""
+    """What the approval card shows: ticket, customer and contact, what is due on it and the run's triage, the
+    exact text, sources and checks, who may decide, how long it has waited."""
     view, target = draft.view, draft.view.get("target") or draft.view.get("run_ticket") or {}
     p = _printer(out)
     p(f"\n{draft.run.label(start=True)} waits for a decision: {_what(view)}")
@@ -83,6 +83,9 @@ def show(draft: Draft, settings: Settings, out: Any) -> None:
         for file in target.get("files") or []:
             p(f"  File from the customer (not read by the agent): {visible(file['line'])}"
               + (f" {visible(str(file['url']))}" if file.get("url") else ""))
+    for line in (view.get("due"), view.get("triage")):  # judged by the database's clock (reports/due.py)
+        if line:
+            p(f"  {line}")
     p(f"  Drafted {age(view['created_at'])} ago · {who_decides(settings, view['run']['started_by'], view.get('reminded_at') is not None)}")
     if draft.customer_copy is not None:
         p("  The customer will receive exactly this:")
@@ -288,6 +291,7 @@ def read_block() -> str:
 # --- `kitebase drafts` ---------------------------------------------------------------------------------
 
 def print_drafts(db: Database, settings: Settings, out: Any) -> int:
+    """What waits for a decision, what is due first on top (then priority, then arrival)."""
     with db.session() as session:
         rows = queries.waiting_approvals(session)
     p = _printer(out)
@@ -297,6 +301,8 @@ def print_drafts(db: Database, settings: Settings, out: Any) -> int:
     for row in rows:
         about = " · ".join(x for x in (row["ticket_id"], row["customer"]) if x)
         p(f"Run {row['run_id']} · {about} · waiting {age(row['created_at'])} · {row['tool']}")
+        if row.get("due"):
+            p(f"  {row['due']}")
         if row["message"]:
             p(f"  “{_one_line(row['message'], 100)}”")
         p(f"  {who_decides(settings, row['started_by'], row['reminded'])}")

@@ -64,11 +64,12 @@ def cmd_queue(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def queue_item(item: dict[str, Any]) -> str:
-    """One run in the queue: which, why in words, who has it, and the commands to act on it."""
+    """One run in the queue (what is due first on top): which, why in words, who has it, what is due on its
+    ticket, and the commands to act on it."""
     run = item["run_id"]
     head = " · ".join(str(x) for x in (f"Run {run}", item["ticket_id"], item.get("customer"), item["why"]) if x)
     who = f" · taken by {item['claimed_by']}" if item["claimed_by"] else ""
-    lines = [head + who, f"  Reason: {item['reason']}"]
+    lines = [head + who, *([f"  {item['due']}"] if item.get("due") else []), f"  Reason: {item['reason']}"]
     lines += [f"  {line}" for line in (item["summary"] or "").splitlines()]
     for message in item.get("held") or []:
         lines.append(f"  {visible(message['author'])} wrote again (waits for a person to resume the run): "

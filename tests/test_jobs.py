@@ -28,8 +28,8 @@ def test_jobs_have_ids_coalesce_and_never_overlap(db, settings):
     service = RunService(db, settings)
     scheduler = build_scheduler(settings, service, lambda run_id: None)
     jobs = {job.id: job for job in scheduler.get_jobs()}
-    assert set(jobs) == {"expire-approvals", "remind-approvals", "recover-runs", "refresh-homes", "queue-digest",
-                         "forget-processes"}
+    assert set(jobs) == {"expire-approvals", "remind-approvals", "recover-runs", "refresh-homes", "refresh-due",
+                         "queue-digest", "forget-processes"}
     for job in jobs.values():
         assert job.coalesce is True and job.max_instances == 1
 

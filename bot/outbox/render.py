@@ -14,7 +14,7 @@ from bot.db.engine import Database
 from bot.db.models import Outbox
 from bot.desk import Desk, open_desk
 from bot.runs.lifecycle.people import approvers_hint
-from bot.runs.reports import batches, for_slack
+from bot.runs.reports import batches, due_shown, for_slack
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
 from bot.slack_ui.batch import build_batch_card
@@ -63,9 +63,10 @@ class Renderer:
         payload = row.payload or {}
         if payload.get("intake"):
             taken = payload["intake"]
+            due = for_slack.pick_up_due(self.db, int(row.run_id or 0))  # while the run is live (due_shown.py)
             text, blocks = ui.build_intake_request(str(taken.get("rule") or ""), str(taken.get("ticket") or ""),
-                                                   taken.get("title"), list(taken.get("why") or []))
-            return self._post_or_update(row, text, blocks, dict(row.state or {}))
+                                                   taken.get("title"), list(taken.get("why") or []), due)
+            return self._post_or_update(row, text, blocks, {**(row.state or {}), "due": due})
         text, blocks = ui.build_request(str(payload.get("user") or ""), str(payload.get("text") or ""))
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
@@ -82,7 +83,7 @@ class Renderer:
                                      else "message")
         if mode == "stream":
             return self._stream(row, view, state, closed, status)
-        text, blocks = ui.build_timeline(_header(view, payload), view["steps"], status,
+        text, blocks = ui.build_timeline(_header(view, payload, closed), view["steps"], status,
                                          stop_run=None if closed else view["run"]["id"])
         return self._post_or_update(row, text, blocks, {**state, "mode": "message"})
 
@@ -96,7 +97,7 @@ class Renderer:
         calls = []
         if row.ts is None:
             run = view["run"]
-            head = {"type": "markdown_text", "text": _header(view, row.payload or {}) + "\n"}
+            head = {"type": "markdown_text", "text": _header(view, row.payload or {}, closed) + "\n"}
             recipient = ({"recipient_user_id": run["started_by"], "recipient_team_id": run["team"]}
                          if run.get("team") and run.get("started_by") else {})
             calls.append(Call("chat.startStream", {"channel": row.channel, "thread_ts": row.thread_ts,
@@ -143,7 +144,7 @@ class Renderer:
                 approval_id=approval["id"], fingerprint=approval["fingerprint"], arguments=approval["input"],
                 approvers_hint=approvers_hint(self.settings, approval["run"]["started_by"],
                                               reminded=approval.get("reminded_at") is not None),
-                stop_run=approval["run"]["id"], **common)
+                stop_run=approval["run"]["id"], due=approval.get("due"), triage=approval.get("triage"), **common)
         else:
             text, blocks = cards.build_approval_decided(
                 arguments=shown, status=approval["status"],
@@ -156,7 +157,7 @@ class Renderer:
         if away:  # a copy shown elsewhere because the run's own channel refuses the bot: why, first
             text = f"{away}\n{text}"
             blocks = [mrkdwn_section(str(away)), *blocks] if len(blocks) < MAX_BLOCKS_MESSAGE else blocks
-        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+        return self._post_or_update(row, text, blocks, {**(row.state or {}), "due": approval.get("due")})
 
     def _desk(self) -> Desk:
         if self.desk is None:
@@ -178,8 +179,11 @@ class Renderer:
         if view is None:
             return None
         self._customer_copies(view)
+        dues = for_slack.batch_dues(self.db, int(row.ref_id or 0))  # each working or waiting child's ticket
+        for child in view["children"]:
+            child["due"] = dues.get(str(child.get("ticket_id")))
         text, blocks = build_batch_card(view, help_url=self.settings.help_center_url, ticket_url=self._ticket_url())
-        return self._post_or_update(row, text, blocks, dict(row.state or {}))
+        return self._post_or_update(row, text, blocks, {**(row.state or {}), "due": dues})
 
     def _customer_copies(self, view: dict[str, Any]) -> None:
         """The batch card shows each draft, and the reference it is compared with, as the customer reads it (the
@@ -222,8 +226,8 @@ class Renderer:
             escalation_id=escalation["id"], run_id=run["id"], ticket_id=run["ticket_id"] or "-",
             kind=escalation["kind"], reason=escalation["reason"], summary=escalation["summary"] or "",
             thread_link=state.get("permalink"), status=escalation["status"], actor=escalation["claimed_by"],
-            held=escalation.get("held"))
-        return self._post_or_update(row, text, blocks, state)
+            held=escalation.get("held"), due=escalation.get("due"))
+        return self._post_or_update(row, text, blocks, {**state, "due": escalation.get("due")})
 
     def _transcript(self, row: Outbox) -> Delivery | None:
         parent = for_slack.outbox_row(self.db, int(row.parent_id or 0))
@@ -241,7 +245,10 @@ class Renderer:
         return self._post_or_update(row, text, blocks, dict(row.state or {}))
 
     def _home(self, row: Outbox) -> Delivery:
-        return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**for_slack.home(self.db, self.settings))})])
+        """App Home; its state keeps the due lines it shows (the due-refresh job compares them)."""
+        home = for_slack.home(self.db, self.settings)
+        return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**home)})],
+                        {**(row.state or {}), "due": due_shown.home_lines(home["queue"], home["approvals"])})
 
     # --- the Messages tab: suggested prompts and their answers -----------------------------------------
 
@@ -302,9 +309,12 @@ def session_title(run_id: int, ticket_id: str | None, subject: str | None) -> st
     return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1] + "…"
 
 
-def _header(view: dict[str, Any], payload: dict[str, Any]) -> str:
+def _header(view: dict[str, Any], payload: dict[str, Any], closed: bool) -> str:
+    """Why the stretch opens, and what is due on the ticket while it is open (a closed stretch is history: the
+    card or the queue item under it shows the line, kept fresh)."""
     run = view["run"]
-    return ui.timeline_header(run["id"], run["ticket_id"], run["model"], payload.get("opening") or {})
+    return ui.timeline_header(run["id"], run["ticket_id"], run["model"], payload.get("opening") or {},
+                              None if closed else view.get("due"))
 
 
 def _has_reader(channel: str | None, run: dict[str, Any]) -> bool:

@@ -110,6 +110,20 @@ def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -
     return bool(rows)
 
 
+def refreshed(session: Session, row_ids: list[int]) -> int:
+    """These rows' messages would read differently now (the time to a due date passed: bot/runs/execution/
+    due_refresh.py): the sender draws them again. A row already waiting for the sender is left as it is (it is
+    drawn from the newest state anyway); returns how many were bumped."""
+    if not row_ids:
+        return 0
+    rows = changed(session.execute(
+        update(Outbox).where(col(Outbox.id).in_(row_ids), col(Outbox.version) == col(Outbox.sent_version))
+        .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now())
+        .execution_options(synchronize_session=False)))
+    _mark(session)
+    return rows
+
+
 def _mark(session: Session) -> None:
     hooks = session.info.setdefault("after_commit", [])
     if wake.set not in hooks:
@@ -144,6 +158,7 @@ def _own_messages(session: Session, run: Run, step_number: int, approvals: list[
         card(session, approval, run)
     if run.status not in LIVE:
         final(session, run, step_number)
+        bump(session, f"request:{run.id}")  # an intake pick-up shows what is due only while its run is live
 
 
 # --- a run's thread --------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from bot.slack_ui.blocks import APPROVE, APPROVE_ALL, EDIT, REJECT, Message, who
+from bot.slack_ui.blocks import APPROVE, APPROVE_ALL, EDIT, REJECT, Message, due_text, who
 from bot.slack_ui.cards import approval_value, decision_line
 from bot.slack_ui.limits import MAX_BLOCKS_MESSAGE, button, clip, context, escape, header, mrkdwn_section
 from bot.slack_ui.notice import ai_notice
@@ -76,7 +76,7 @@ def _child_blocks(child: dict[str, Any], reference: str, help_url: str | None,
     name = f"<{ticket_url.format(id=ticket_id)}|{escape(ticket_id)}>" if ticket_url else escape(ticket_id)
     to = ticket.get("requester") or ticket.get("contact")
     head = (f"*{name}* · {escape(ticket.get('customer') or '?')}" + (f" · to {escape(to)}" if to else "")
-            + f"\n{escape(ticket.get('title') or '')}")
+            + f"\n{escape(ticket.get('title') or '')}" + (f"\n{due_text(child['due'])}" if child.get("due") else ""))
     state, approval = child["state"], child.get("approval")
     blocks = [mrkdwn_section(f"{head}\n{_status(child)}")]
     if approval is not None and state in (ChildState.DRAFT, ChildState.SENDING, ChildState.SENT, ChildState.NOT_SENT):

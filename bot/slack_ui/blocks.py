@@ -38,6 +38,12 @@ def slack_time(when: datetime) -> str:
     return f"<!date^{int(when.timestamp())}^{{time}}|{when:%H:%M} UTC>"
 
 
+def due_text(line: str | None) -> str:
+    """A ticket's due line (bot/runs/reports/due.py) as mrkdwn, or nothing: ":alarm_clock: first reply due in
+    14 min · Enterprise · urgent"."""
+    return f":alarm_clock: {escape(line)}" if line else ""
+
+
 def mention_ids(text: str) -> str:
     """Bare Slack user ids (as the agent names approvers) become mentions (in escaped text only)."""
     return re.sub(r"(?<![<@\w])(U[A-Z0-9]{4,})\b", r"<@\1>", text)
@@ -112,8 +118,15 @@ _CLOSED: dict[str, str] = {
     RunStatus.STOPPED: ":black_square_for_stop: stopped by a person (below)"}
 
 
-def timeline_header(run_id: int, ticket_id: str | None, model: str | None, opening: dict[str, Any]) -> str:
-    """Why this stretch of the timeline opens, as mrkdwn (people and user text escaped here)."""
+def timeline_header(run_id: int, ticket_id: str | None, model: str | None, opening: dict[str, Any],
+                    due: str | None = None) -> str:
+    """Why this stretch of the timeline opens, as mrkdwn (people and user text escaped here), and what is due on
+    the ticket (`due`: its line, while the stretch is open)."""
+    opened = _opening(run_id, ticket_id, model, opening)
+    return f"{opened}\n{due_text(due)}" if due else opened
+
+
+def _opening(run_id: int, ticket_id: str | None, model: str | None, opening: dict[str, Any]) -> str:
     ticket = escape(ticket_id or "-")
     kind, actor = opening.get("kind"), opening.get("actor")
     if kind == "start":
@@ -166,12 +179,14 @@ def build_request(user: str, goal: str) -> Message:
     return line, with_notice([mrkdwn_section(line)])
 
 
-def build_intake_request(rule: str, ticket: str, title: str | None, why: list[str]) -> Message:
-    """The first message of a run an intake rule started (no one asked): which rule took which ticket and why;
-    the run answers in its thread."""
+def build_intake_request(rule: str, ticket: str, title: str | None, why: list[str], due: str | None = None) -> Message:
+    """The first message of a run an intake rule started (no one asked): which rule took which ticket and why,
+    and what is due on it (`due`, while the run is live); the run answers in its thread."""
     subject = f" ({escape(clip(title, 150))})" if title else ""
     line = (f":inbox_tray: Rule *{escape(rule)}* picked up ticket *{escape(ticket)}*{subject}: "
             f"{escape(', '.join(why))}. I'll work it in this thread and ask before anything reaches the customer.")
+    if due:
+        line += f"\n{due_text(due)}"
     return line, with_notice([mrkdwn_section(line)])
 
 

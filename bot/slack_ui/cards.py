@@ -16,6 +16,7 @@ from bot.slack_ui.blocks import (
     REJECT,
     REJECT_MODAL,
     Message,
+    due_text,
     slack_time,
     stop_element,
     who,
@@ -51,7 +52,9 @@ def _recipient(tool: str, arguments: dict[str, Any], target: dict[str, Any] | No
 
 
 def _ticket_lines(arguments: dict[str, Any], target: dict[str, Any] | None,
-                  run_ticket: dict[str, Any] | None, ticket_url: str | None = None) -> list[dict[str, Any]]:
+                  run_ticket: dict[str, Any] | None, ticket_url: str | None = None,
+                  due: str | None = None, triage: str | None = None) -> list[dict[str, Any]]:
+    """The ticket, its customer and files; while a draft waits, what is due on the ticket and the run's triage."""
     ticket_id = str(arguments.get("ticket_id") or "?")
     if target is None:
         return [mrkdwn_section(f":warning: *There is no ticket {escape(ticket_id)}*: this cannot be sent.")]
@@ -63,7 +66,9 @@ def _ticket_lines(arguments: dict[str, Any], target: dict[str, Any] | None,
                     for f in target.get("files") or [])
     blocks = [mrkdwn_section(f"*{name}* · {escape(target['title'])}\n"
                              f"*Customer:* {escape(target['customer'])}{contact} · status {escape(target['status'])}"
-                             + (f"\n*Files from the customer* (not read by the agent):{files}" if files else ""))]
+                             + (f"\n*Files from the customer* (not read by the agent):{files}" if files else "")
+                             + (f"\n{due_text(due)}" if due else "")
+                             + (f"\n:mag: {escape(triage)}" if triage else ""))]
     if run_ticket is not None and run_ticket["id"] != target["id"]:
         blocks.append(mrkdwn_section(
             f":warning: *Not the ticket this run was started for.* The run works *{escape(run_ticket['id'])}* "
@@ -97,13 +102,15 @@ def build_approval_request(*, approval_id: int, fingerprint: str, tool: str, arg
                            target: dict[str, Any] | None, run_ticket: dict[str, Any] | None,
                            approvers_hint: str, sources: dict[str, Any] | None = None,
                            help_url: str | None = None, ticket_url: str | None = None,
-                           stop_run: int | None = None, customer_copy: str | None = None) -> Message:
+                           stop_run: int | None = None, customer_copy: str | None = None,
+                           due: str | None = None, triage: str | None = None) -> Message:
     """A draft waiting for a decision. `stop_run`: the card also offers **Stop run** (the whole run ends, the
     draft is withdrawn; who may: the person who asked and the approvers). `customer_copy`: the reply exactly as
-    the customer will read it (Desk.customer_text of the draft); the sources under it keep the codes."""
+    the customer will read it (Desk.customer_text of the draft); the sources under it keep the codes. `due`: the
+    ticket's due line; `triage`: the intake run's triage line (bot/runs/reports/due.py)."""
     title, text = _recipient(tool, arguments, target)
     value = approval_value(approval_id, fingerprint)
-    blocks = [header(title), *_ticket_lines(arguments, target, run_ticket, ticket_url),
+    blocks = [header(title), *_ticket_lines(arguments, target, run_ticket, ticket_url, due, triage),
               *_body(tool, arguments, target, customer_copy),
               *build_sources(sources, help_url),
               {"type": "actions", "block_id": f"approval-{approval_id}", "elements": [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, mention_ids, slack_time, who
+from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, due_text, mention_ids, slack_time, who
 from bot.slack_ui.figures import build_figures_fields, build_figures_table, build_first_replies, build_gaps
 from bot.slack_ui.intake import build_intake_home
 from bot.slack_ui.limits import (
@@ -25,15 +25,16 @@ from bot.vocabulary import EscalationStatus, stop_words
 
 def build_escalation(*, escalation_id: int, run_id: int, ticket_id: str, kind: str, reason: str, summary: str,
                      thread_link: str | None, status: str = EscalationStatus.OPEN, actor: str | None = None,
-                     held: list[dict[str, Any]] | None = None) -> Message:
+                     held: list[dict[str, Any]] | None = None, due: str | None = None) -> Message:
     """`held`: the customer's messages that wait for a person to continue the run (shown before the summary:
-    they are what is new)."""
+    they are what is new). `due`: what is due on the ticket, while the run is in the queue."""
     text = escape(f"Run #{run_id} on {ticket_id} needs a person: {reason}")
     link = f"<{thread_link}|the run's thread>" if thread_link else "the run's thread"
     blocks = [
         header(f"{ticket_id} needs a person"),
         mrkdwn_section(f"*Why:* {mention_ids(escape(_said(stop_words(kind, reason), reason)))}\n"
-                       f"Run #{run_id} · see {link}; the full history is in the transcript below."),
+                       f"Run #{run_id} · see {link}; the full history is in the transcript below."
+                       + (f"\n{due_text(due)}" if due else "")),
         *([mrkdwn_section(_held(held))] if held else []),
         *[mrkdwn_section(chunk) for chunk in split_text(escape(summary or "No summary."), 2900)],
     ]
@@ -71,10 +72,15 @@ def build_queue_message(queue: list[dict[str, Any]]) -> Message:
 def _queue_blocks(queue: list[dict[str, Any]]) -> Message:
     if not queue:
         return "The human queue is empty.", [mrkdwn_section("The human queue is empty. :tada:")]
-    lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · {_why(q)} — "
+    lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · {_why(q)}{_due(q)} — "
              f"{escape(clip(q['reason'], 200))}" for q in queue]
     return f"{len(queue)} runs in the human queue.", [header(f"Human queue ({len(queue)})"),
                                                       *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]]
+
+
+def _due(item: dict[str, Any]) -> str:
+    """" · :alarm_clock: first reply due in 14 min · Enterprise · urgent", or nothing."""
+    return f" · {due_text(item['due'])}" if item.get("due") else ""
 
 
 def _said(words: str, reason: str | None) -> str:
@@ -109,10 +115,11 @@ def build_home(*, queue: list[dict], approvals: list[dict], runs: list[dict], fi
                           ai_notice()]  # at the top: a long Home is rarely read to its end
     blocks.append(header(f"Human queue ({len(queue)})"))
     blocks += [mrkdwn_section(f"*{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · {_why(q)}"
-                              f"{' · claimed by ' + who(q['claimed_by']) if q.get('claimed_by') else ''}\n"
+                              f"{' · claimed by ' + who(q['claimed_by']) if q.get('claimed_by') else ''}{_due(q)}\n"
                               f"{escape(clip(q['reason'], 400))}") for q in queue[:15]] or [context("Nothing waiting.")]
     blocks.append(header(f"Replies waiting for approval ({len(approvals)})"))
-    blocks += [mrkdwn_section(f"*{escape(a['ticket_id'])}* · run #{a['run_id']} · drafted {slack_time(a['created_at'])}\n"
+    blocks += [mrkdwn_section(f"*{escape(a['ticket_id'])}* · run #{a['run_id']} · drafted {slack_time(a['created_at'])}"
+                              f"{_due(a)}\n"
                               + "\n".join("> " + line for line in escape(clip(a['message'], 300)).splitlines()))
                for a in approvals[:15]] or [context("None.")]
     blocks += build_intake_home(intake, intake_problem)  # nothing when intake is off

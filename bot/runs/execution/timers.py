@@ -16,7 +16,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.config import Settings
-from bot.runs.execution import processes, reminders, sweeps
+from bot.runs.execution import due_refresh, processes, reminders, sweeps
 from bot.runs.lifecycle.people import watched_groups
 from bot.runs.lifecycle.service import RunService
 
@@ -49,6 +49,8 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
         "continue runs whose process died or that were never dispatched; escalate stuck runs")
     add(lambda: sweeps.refresh_homes(service), IntervalTrigger(minutes=10), "refresh-homes",
         "refresh every shown App Home")
+    add(lambda: due_refresh.refresh(service.db), IntervalTrigger(seconds=due_refresh.EVERY_SECONDS), "refresh-due",
+        "draw again the cards, queue items and App Homes whose due line reads differently now")
     add(lambda: sweeps.post_digest(service, clock()), CronTrigger(hour=9, minute=0), "queue-digest",
         "daily digest of the open queue to KITEBASE_ESCALATION_CHANNEL")
     add(lambda: _forget(service), IntervalTrigger(hours=6), "forget-processes",

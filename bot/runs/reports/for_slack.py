@@ -18,7 +18,7 @@ from bot.runs.intake import control
 from bot.runs.intake.rules import RulesError
 from bot.runs.lifecycle import citations, held
 from bot.runs.lifecycle.approvals import chosen_message
-from bot.runs.reports import first_replies, queries, stats
+from bot.runs.reports import due, due_shown, first_replies, queries, stats
 
 HOME_FIGURES_SECONDS = 7 * 86400  # App Home shows the figures of the last 7 days
 FILES_SHOWN = 5  # of the customer's files on a card (the ticket has them all)
@@ -44,7 +44,7 @@ def timeline(db: Database, run_id: int, first_step: int, last_step: int | None) 
         steps = [{"number": s.number, "kind": s.kind, "stop_reason": s.stop_reason, "text": s.text,
                   "thinking": thinking_of(s.response)[:THOUGHT_CHARS], "model": other_model(s.model, run.model),
                   "tool_calls": s.tool_calls or []} for s in session.exec(query.order_by(col(Step.number))).all()]
-        return {"run": run_brief(run), "steps": steps}
+        return {"run": run_brief(run), "steps": steps, "due": due.of_ticket(session, run.ticket_id, due.now(session)).line}
 
 
 def agent_session(db: Database, run_id: int) -> dict[str, Any] | None:
@@ -93,7 +93,8 @@ def approval(db: Database, approval_id: int) -> dict[str, Any] | None:
                 "decided_by": row.decided_by, "decided_at": row.decided_at, "reason": row.reason,
                 "result": row.result, "created_at": row.created_at, "target": target,
                 "run_ticket": ticket_brief(session, run.ticket_id), "reminded_at": row.reminded_at,
-                "sources": _sources(session, row, run)}
+                "sources": _sources(session, row, run),
+                "due": due_shown.card(session, row, run, due.now(session)).line, "triage": due.triage_line(run.triage)}
 
 
 def _sources(session: Any, row: Approval, run: Run) -> dict[str, Any] | None:
@@ -111,7 +112,21 @@ def escalation(db: Database, escalation_id: int) -> dict[str, Any] | None:
             return None
         return {"id": row.id, "kind": row.kind, "reason": row.reason, "summary": row.summary, "status": row.status,
                 "claimed_by": row.claimed_by, "note": row.note, "run": run_brief(run),
-                "held": held.for_a_person(session, run.ticket_id)}
+                "held": held.for_a_person(session, run.ticket_id),
+                "due": due_shown.queue_item(session, row, run, due.now(session)).line}
+
+
+def pick_up_due(db: Database, run_id: int) -> str | None:
+    """The line an intake run's first message shows: its ticket's, while the run is live."""
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        return due_shown.pick_up(session, run, due.now(session)).line if run is not None else None
+
+
+def batch_dues(db: Database, batch_id: int) -> dict[str, str | None]:
+    """The line of each child's ticket on a batch card, while the child works or its draft waits."""
+    with db.session() as session:
+        return due_shown.batch_lines(due_shown.batch(session, batch_id, due.now(session)))
 
 
 def escalation_run_id(db: Database, escalation_id: int) -> int | None:

@@ -8,32 +8,46 @@ from sqlmodel import Session, col, select
 
 from bot.db.models import Approval, Customer, Escalation, Run, Ticket, id_of
 from bot.runs.lifecycle import held
+from bot.runs.reports import due
 from bot.vocabulary import UNRESOLVED, ApprovalStatus, RunStatus, stop_words
 
 
 def queue(session: Session) -> list[dict[str, Any]]:
+    """The runs handed to a person and not resolved, what is due first on top (then priority, then arrival):
+    the human queue in Slack and at the terminal. Each with its due line as the database's clock reads it now."""
     rows = session.exec(select(Escalation, Run).join(Run, col(Run.id) == col(Escalation.run_id))
                         .where(col(Escalation.status).in_(UNRESOLVED)).order_by(col(Escalation.id))).all()
+    dues = due.of_tickets(session, [r.ticket_id for _, r in rows], due.now(session))
+    ordered = sorted(rows, key=lambda pair: dues.get(pair[1].ticket_id or "", due.NOTHING).order(int(pair[0].id or 0)))
     return [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id,
              "customer": customer_name(session, r.ticket_id) if r.ticket_id else None, "kind": e.kind,
              "why": stop_words(e.kind, e.reason), "reason": e.reason, "summary": e.summary, "status": e.status,
              "claimed_by": e.claimed_by, "created_at": e.created_at.isoformat(),
-             "held": held.for_a_person(session, r.ticket_id)} for e, r in rows]
+             "held": held.for_a_person(session, r.ticket_id),
+             **_due_fields(dues.get(r.ticket_id or "", due.NOTHING))} for e, r in ordered]
+
+
+def _due_fields(found: due.TicketDue) -> dict[str, Any]:
+    return {"due": found.line, "due_at": found.due_at.isoformat() if found.due_at else None}
 
 
 def waiting_approvals(session: Session) -> list[dict[str, Any]]:
-    """Every gated call that waits for a person, oldest first: App Home's list and `kitebase drafts`."""
+    """Every gated call that waits for a person, what is due first on top (then priority, then arrival): App
+    Home's list and `kitebase drafts`."""
     rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
                         .where(col(Approval.status) == ApprovalStatus.PENDING, col(Run.status) == RunStatus.AWAITING_APPROVAL)
                         .order_by(col(Approval.id))).all()
+    tickets = [(a.tool_input or {}).get("ticket_id", r.ticket_id) for a, r in rows]
+    dues = due.of_tickets(session, tickets, due.now(session))
     found = []
-    for a, r in rows:
-        ticket_id = (a.tool_input or {}).get("ticket_id", r.ticket_id)
-        found.append({"approval_id": a.id, "run_id": r.id, "ticket_id": ticket_id,
-                      "customer": customer_name(session, ticket_id) if ticket_id else None, "tool": a.tool_name,
-                      "message": (a.tool_input or {}).get("message", ""), "created_at": a.created_at,
-                      "started_by": r.started_by, "reminded": a.reminded_at is not None})
-    return found
+    for (a, r), ticket_id in zip(rows, tickets, strict=True):
+        shown = dues.get(ticket_id or "", due.NOTHING)
+        found.append(({"approval_id": a.id, "run_id": r.id, "ticket_id": ticket_id,
+                       "customer": customer_name(session, ticket_id) if ticket_id else None, "tool": a.tool_name,
+                       "message": (a.tool_input or {}).get("message", ""), "created_at": a.created_at,
+                       "started_by": r.started_by, "reminded": a.reminded_at is not None, **_due_fields(shown)},
+                      shown.order(int(a.id or 0))))
+    return [item for item, _ in sorted(found, key=lambda pair: pair[1])]
 
 
 def latest_runs(session: Session, limit: int = 20) -> list[dict[str, Any]]:

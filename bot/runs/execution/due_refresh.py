@@ -1,0 +1,129 @@
+"""Due lines follow the clock: "first reply due in 14 min" becomes "due in 13 min", then "breached 1 min ago",
+on the messages people keep looking at: waiting approval cards, batch cards, queue items, intake pick-up messages
+and App Home.
+
+A timer's pass (every minute) judges every such kept message by the database's clock and bumps the outbox rows
+whose due line would now read differently than the one the renderer last drew (kept in the row's `state["due"]`:
+bot/runs/reports/due_shown.py decides, for both, what each message shows). The one sender draws them again, as it
+does any other update; nothing here calls Slack (DESIGN.md: only the sender does, for a run).
+
+Bounded: only rows whose line changed, never a row already waiting for the sender, and at most MOST_MESSAGES
+chat.update and MOST_HOMES views.publish a pass, what is closest to its breach first (Slack allows chat.update
+about 50 times a minute for the whole workspace, and decisions need that too). A row left out is drawn at a
+later pass. Two processes running it at once bump a row once (the bump needs the row sent)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from bot.db.engine import Database
+from bot.db.models import Approval, Escalation, Outbox, Run
+from bot.outbox.writers import refreshed
+from bot.runs.reports import due, due_shown, queries
+from bot.vocabulary import LIVE, UNRESOLVED, ApprovalStatus, OutboxKind, OutboxStatus
+
+logger = logging.getLogger(__name__)
+MOST_MESSAGES = 20  # chat.update a pass (Tier 3: about 50 a minute for the workspace)
+MOST_HOMES = 50  # views.publish a pass (Tier 4: about 100 a minute)
+EVERY_SECONDS = 60  # the lines are in whole minutes
+
+
+@dataclass(frozen=True)
+class Shown:
+    row_id: int
+    was: Any  # what the row's message shows (state["due"])
+    now: Any  # what it would show now
+    due_at: datetime | None  # the breach nearest: who goes first when there are more than a pass allows
+
+
+def refresh(db: Database) -> int:
+    """One pass: bump the kept messages whose due line reads differently now; returns how many."""
+    with db.session() as session:
+        at = due.now(session)
+        messages = _changed(_cards(session, at) + _queue_items(session, at) + _batches(session, at)
+                            + _pick_ups(session, at), at)[:MOST_MESSAGES]
+        homes = _changed(_homes(session), at)[:MOST_HOMES]
+        bumped = refreshed(session, [s.row_id for s in messages + homes])
+    if bumped:
+        logger.info("due lines changed: %s kept messages drawn again", bumped)
+    return bumped
+
+
+def _changed(found: list[Shown], at: datetime) -> list[Shown]:
+    return sorted((s for s in found if s.was != s.now),
+                  key=lambda s: abs((due.aware(s.due_at) - at).total_seconds()) if s.due_at else float("inf"))
+
+
+def _kept(kind: OutboxKind) -> tuple[Any, ...]:
+    """Rows of `kind` whose message Slack shows as last drawn (none waiting for the sender)."""
+    return col(Outbox.kind) == kind, col(Outbox.status) == OutboxStatus.SENT, col(Outbox.ts).is_not(None)
+
+
+def _was(row: Outbox) -> Any:
+    return (row.state or {}).get("due")
+
+
+def _cards(session: Session, at: datetime) -> list[Shown]:
+    rows = session.exec(select(Outbox, Approval, Run).where(*_kept(OutboxKind.CARD))
+                        .join(Approval, col(Approval.id) == col(Outbox.ref_id))
+                        .join(Run, col(Run.id) == col(Approval.run_id))
+                        .where(col(Approval.status) == ApprovalStatus.PENDING)).all()
+    found = []
+    for row, approval, run in rows:
+        shown = due_shown.card(session, approval, run, at)
+        found.append(Shown(int(row.id or 0), _was(row), shown.line, shown.due_at))
+    return found
+
+
+def _queue_items(session: Session, at: datetime) -> list[Shown]:
+    rows = session.exec(select(Outbox, Escalation, Run).where(*_kept(OutboxKind.QUEUE))
+                        .join(Escalation, col(Escalation.id) == col(Outbox.ref_id))
+                        .join(Run, col(Run.id) == col(Escalation.run_id))
+                        .where(col(Escalation.status).in_(UNRESOLVED))).all()
+    found = []
+    for row, escalation, run in rows:
+        shown = due_shown.queue_item(session, escalation, run, at)
+        found.append(Shown(int(row.id or 0), _was(row), shown.line, shown.due_at))
+    return found
+
+
+def _pick_ups(session: Session, at: datetime) -> list[Shown]:
+    """Intake pick-up messages of live runs (a run that ends takes its line away itself: bot/outbox/writers.py)."""
+    rows = session.exec(select(Outbox, Run).where(*_kept(OutboxKind.REQUEST)).join(Run, col(Run.id) == col(Outbox.run_id))
+                        .where(col(Run.status).in_(LIVE))).all()
+    found = []
+    for row, run in rows:
+        if not (row.payload or {}).get("intake"):
+            continue  # a slash command's "… asked:" shows no due line
+        shown = due_shown.pick_up(session, run, at)
+        found.append(Shown(int(row.id or 0), _was(row), shown.line, shown.due_at))
+    return found
+
+
+def _batches(session: Session, at: datetime) -> list[Shown]:
+    live = select(Run.batch_id).where(col(Run.batch_id).is_not(None), col(Run.status).in_(LIVE))
+    rows = session.exec(select(Outbox).where(*_kept(OutboxKind.BATCH), col(Outbox.ref_id).in_(live))).all()
+    found = []
+    for row in rows:
+        children = due_shown.batch(session, int(row.ref_id or 0), at)
+        nearest = min((d.due_at for d in children.values() if d.due_at), default=None, key=due.aware)
+        found.append(Shown(int(row.id or 0), _was(row), due_shown.batch_lines(children), nearest))
+    return found
+
+
+def _homes(session: Session) -> list[Shown]:
+    """Every App Home shows the same lists: judged once."""
+    rows = session.exec(select(Outbox).where(col(Outbox.kind) == OutboxKind.HOME,
+                                             col(Outbox.status) == OutboxStatus.SENT)).all()
+    if not rows:
+        return []
+    waiting, drafts = queries.queue(session), queries.waiting_approvals(session)
+    lines = due_shown.home_lines(waiting, drafts)
+    nearest = min((datetime.fromisoformat(i["due_at"]) for i in waiting + drafts if i.get("due_at")), default=None,
+                  key=due.aware)
+    return [Shown(int(row.id or 0), _was(row), lines, nearest) for row in rows]

@@ -1,5 +1,7 @@
 """Try the Slack app without a workspace: the real Bolt app over signed HTTP, its Web API calls going to a
-local stand-in of Slack, and every message it posts printed as a lead would read it.
+local stand-in of Slack, and every message it posts printed as a lead would read it. Cards, queue posts and App
+Home say what is due on each ticket, such as "next reply breached 11 days ago · Business · high" on KITE-142 in
+December 2026 (kb_data's tickets are from November 2026; the targets are kb_data/sla.toml's).
 
     .venv/bin/python scripts/try_slack.py ["handle KITE-142, and tell me if other customers have hit the same problem"]
 """
@@ -15,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.config import Settings  # noqa: E402
 from bot.db.engine import Database, create_schema  # noqa: E402
 from bot.db.seed import seed_desk  # noqa: E402
+from bot.desk import open_desk  # noqa: E402
 from standins.slack_harness import start_harness  # noqa: E402
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
@@ -136,6 +139,7 @@ def main() -> None:
         db = Database.from_url(settings.database_url)
         create_schema(db.engine)
         seed_desk(db, settings.data_dir)
+        open_desk(settings, db)  # what is due on each open ticket (kb_data/sla.toml), as the desk keeps it
         harness, stop = start_harness(settings, db)
         try:
             print(f"@lead in #CSUPPORT: @Kitebase {goal}")

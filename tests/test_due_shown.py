@@ -1,6 +1,6 @@
 """What is due is shown everywhere a person looks (issue 49): the approval card, the queue item, App Home, the
-intake pick-up message and the timeline's header in Slack (the real Bolt app against the Slack stand-in), and
-`kitebase drafts`, `kitebase queue` and `kitebase approve` at the terminal: "first reply due in 25 min ·
+batch card, the intake pick-up message and the timeline's header in Slack (the real Bolt app against the Slack
+stand-in), and `kitebase drafts`, `kitebase queue` and `kitebase approve` at the terminal: "first reply due in 25 min ·
 Enterprise · urgent". The due-refresh job makes the shown lines follow the database's clock through the outbox's
 own updates, and only where a line changes; App Home's drafts and the queue come in breach order.
 
@@ -275,5 +275,38 @@ def test_the_pick_up_message_and_the_timeline_header_show_what_is_due(settings: 
                       if "On it: working" in json.dumps(c["blocks"])]
         assert pattern.search(json.dumps(timeline["blocks"], ensure_ascii=False))
         assert ticket_id
+
+        card = harness.approval_card()
+        harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
+        harness.drain()
+        assert run_row(db, run_id).status == "completed"
+        top = harness.slack.calls[[c["args"] for c in harness.slack.calls].index(first)]["response"]["ts"]
+        last = _updates_of(harness, top)
+        assert last and "alarm_clock" not in last[-1], "the run has ended: its pick-up message no longer says what is due"
+    finally:
+        stop()
+
+
+def test_the_batch_card_shows_each_childs_due_and_follows_the_clock(settings: Any, db: Any) -> None:
+    _due_in(db, settings, "KITE-144", 24 * 60 + 10)
+    harness, stop = start_harness(settings, db)
+    try:
+        harness.send.mention("handle KITE-142, and tell me if other customers have hit the same problem")
+        harness.drain()
+        card = harness.approval_card()
+        harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
+        harness.drain()
+        offer = harness.shown_button("draft_for_these")
+        assert "KITE-144" in offer["value_json"]["tickets"]
+        harness.send.click("draft_for_these", offer["value"])
+        harness.drain()
+        [row] = _rows(db, OutboxKind.BATCH)
+        shown = json.dumps(harness.slack.messages[(str(row.channel), str(row.ts))]["blocks"], ensure_ascii=False)
+        assert ENTERPRISE.format("25 min") in shown, "KITE-144's draft waits: its line is on the card"
+        assert _refresh(harness) == 0
+
+        _pass_minutes(db, "KITE-144", 10)
+        assert _refresh(harness) == 1, "the batch card alone"
+        assert ENTERPRISE.format("15 min") in _updates_of(harness, str(row.ts))[-1]
     finally:
         stop()

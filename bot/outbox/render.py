@@ -14,7 +14,7 @@ from bot.db.engine import Database
 from bot.db.models import Outbox
 from bot.desk import Desk, open_desk
 from bot.runs.lifecycle.people import approvers_hint
-from bot.runs.reports import batches, due_shown, for_slack
+from bot.runs.reports import batches, for_slack
 from bot.slack_ui import blocks as ui
 from bot.slack_ui import cards, queue
 from bot.slack_ui.batch import build_batch_card
@@ -248,7 +248,7 @@ class Renderer:
         """App Home; its state keeps the due lines it shows (the due-refresh job compares them)."""
         home = for_slack.home(self.db, self.settings)
         return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**home)})],
-                        {**(row.state or {}), "due": due_shown.home_lines(home["queue"], home["approvals"])})
+                        {**(row.state or {}), "due": for_slack.home_due(home)})
 
     # --- the Messages tab: suggested prompts and their answers -----------------------------------------
 

@@ -158,6 +158,11 @@ def home(db: Database, settings: Settings | None = None) -> dict[str, Any]:
         return data
 
 
+def home_due(home: dict[str, Any]) -> list[list[Any]]:
+    """What App Home (`home`'s answer) shows of what is due: kept by the renderer, compared by the due-refresh job."""
+    return due_shown.home_lines(home["queue"], home["approvals"])
+
+
 def today(db: Database) -> dict[str, Any]:
     """The figures of the runs started since midnight (UTC) today."""
     now = utcnow()

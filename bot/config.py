@@ -79,6 +79,11 @@ class Settings(BaseSettings):
     sla_policies: Path | None = Field(None, validation_alias="KITEBASE_SLA_POLICIES")
     sla_remind_share: float = Field(0.75, gt=0, lt=1, validation_alias="KITEBASE_SLA_REMIND_SHARE")
 
+    # A customer's tier from their Zendesk organization (docs/zendesk.md): the organization field's key, such as
+    # support_plan, and which of its values mean which tier, "enterprise=Enterprise,business=Business". A value
+    # not listed (or no field set) gives no tier: it is never guessed.
+    zendesk_tier_field: str | None = Field(None, validation_alias="ZENDESK_TIER_FIELD")
+    zendesk_tiers: Annotated[dict[str, str], NoDecode] = Field({}, validation_alias="ZENDESK_TIERS")
     # Step log (JSON lines); empty means: only the database
     step_log_path: Path | None = Field(None, validation_alias="KITEBASE_STEP_LOG")
 
@@ -141,6 +146,28 @@ class Settings(BaseSettings):
             return parse_duration(value)
         return value
 
+    @field_validator("zendesk_tiers", mode="before")
+    @classmethod
+    def _tier_values(cls, value: object) -> object:
+        """ZENDESK_TIERS: "value=Tier" pairs, comma-separated; the field's value is matched without case."""
+        if not isinstance(value, str):
+            return value
+        tiers: dict[str, str] = {}
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                continue
+            key, sep, tier = (x.strip() for x in part.partition("="))
+            if not sep or not key or not tier:
+                raise ValueError(f"ZENDESK_TIERS: {part!r} is not value=Tier; write e.g. "
+                                 "\"enterprise=Enterprise,business=Business,standard=Standard\"")
+            tiers[key] = tier
+        return tiers
+
+    @field_validator("zendesk_tier_field", mode="before")
+    @classmethod
+    def _tier_field_unset_when_blank(cls, value: object) -> object:
+        return value.strip() or None if isinstance(value, str) else value
+
     @model_validator(mode="after")
     def _reminder_before_expiry(self) -> Settings:
         if self.approval_remind_after_seconds is not None and \
@@ -177,6 +204,13 @@ class Settings(BaseSettings):
                              "https://acme.zendesk.com)")
         if self.desk == "zendesk" and not (self.zendesk_oauth_token or (self.zendesk_email and self.zendesk_api_token)):
             raise ValueError("KITEBASE_DESK=zendesk needs ZENDESK_EMAIL and ZENDESK_API_TOKEN (or ZENDESK_OAUTH_TOKEN)")
+        return self
+
+    @model_validator(mode="after")
+    def _tiers_need_both(self) -> Settings:
+        if bool(self.zendesk_tier_field) != bool(self.zendesk_tiers):
+            raise ValueError("a customer's tier from Zendesk needs both ZENDESK_TIER_FIELD (the organization field, "
+                             "e.g. support_plan) and ZENDESK_TIERS (e.g. \"enterprise=Enterprise,business=Business\")")
         return self
 
     @model_validator(mode="after")

@@ -65,6 +65,14 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
   with the ``x-zendesk-*`` headers, ids rendered as strings); :meth:`ZendeskServer.event_webhook_payload` (an
   event webhook's fixed schema: ticket, user and organization events).
 * An account without a Help Center: ``help_center_off(404)`` (or 403) for every Help Center endpoint.
+* SLAs as Zendesk shows them (the SLA Policies page, the Side-loading page; shapes read from public clients):
+  ``include=slas`` on ticket show, list and show_many adds ``"slas": {"policy_metrics": [...]}`` to each ticket,
+  each metric ``{"breach_at", "stage", "metric"}`` plus the time left until ``breach_at`` in one unit (``days``,
+  ``hours`` or ``minutes``, negative once past), as live bodies quoted in public client code show it. The
+  incremental export leaves ``slas`` out (its page does not list it among the export's side-loads). The stand-in
+  computes no SLA: a test sets what Zendesk's SLA engine would show with ``set_sla`` (a system update: the
+  ticket's ``generated_timestamp`` moves, its ``updated_at`` does not). ``GET /api/v2/slas/policies`` lists
+  what ``add_sla_policy`` added (admins only, as documented).
 * Who may see an article (the Help Center's user segments API): an article's ``user_segment_id`` names the segment
   that may view it (``null``: everyone), or on Enterprise ``user_segment_ids`` (any of them). A segment is for
   ``signed_in_users`` or ``staff`` (agents and admins), narrowed by ``tags`` (all), ``or_tags`` (any),
@@ -76,7 +84,7 @@ What it models, from Zendesk's documentation (/work/shared/zendesk-api.md):
 Not modelled: the audit list and ticket events endpoints, deleted_tickets, groups, custom fields, attachment
 uploads and files, search export, Help Center search, the search index delay, admin-only access to the export,
 group membership (a segment with ``group_ids`` admits only its ``added_user_ids``), user segments' write
-endpoints.
+endpoints, SLA computation (a test sets each metric), the ticket metric events, SLA policies' write endpoints.
 
 Standard library only.
 """
@@ -499,6 +507,8 @@ class ZendeskServer(LocalHTTPServer):
         self._held: deque[HeldWrite] = deque()
         self.on_request: Callable[[str, str], None] | None = None
         self._audits: dict[int, dict[int, Json]] = {}
+        self._sla_policies: list[Json] = []
+        self._sla_policy_ids = itertools.count(360_001_000_001)
         self.agent_id = self.add_user("Kitebase Agent", email, role=bot_role)  # the user the token acts as
         self.signed_in_segment_id = self.add_user_segment("Signed-in users", "signed_in_users", built_in=True)
         self.staff_segment_id = self.add_user_segment("Agents and admins", "staff", built_in=True)
@@ -572,6 +582,17 @@ class ZendeskServer(LocalHTTPServer):
         with self._lock:
             del self._users[user_id]
 
+    def update_organization(self, org_id: int, *, name: str | None = None,
+                            organization_fields: Json | None = None) -> None:
+        """Change an organization as an admin would: its name, or some of its organization fields (the others
+        stay). Its tickets are not updated by it (the export does not list them again)."""
+        with self._lock:
+            org = self._orgs[org_id]
+            if name is not None:
+                org["name"] = name
+            org["organization_fields"].update(organization_fields or {})
+            org["updated_at"] = iso(self.clock())
+
     def delete_organization(self, org_id: int) -> None:
         """Delete an organization: show answers 404, show_many and side-loads leave it out; tickets keep naming
         it in organization_id."""
@@ -601,6 +622,46 @@ class ZendeskServer(LocalHTTPServer):
             rec = self._live_ticket(ticket_id)
             rec["_deleted"] = True
             self._touch(rec)
+
+    def set_sla(self, ticket_id: int, metric: str = "first_reply_time", *, stage: str = "active",
+                breach_at: str | float | None = None) -> None:
+        """What Zendesk's SLA engine shows for one of the ticket's metrics now (``first_reply_time``,
+        ``next_reply_time``, ...): ``active`` with the time it breaches, ``paused`` (no breach time) or ``achieved``
+        (the breach time it had, if given). Replaces that metric's entry; a system update (``generated_timestamp``
+        moves, so the export lists the ticket again; ``updated_at`` does not)."""
+        if stage not in ("active", "paused", "achieved"):
+            raise ValueError("stage must be active, paused or achieved")
+        if stage == "active" and breach_at is None:
+            raise ValueError("an active metric needs its breach_at")
+        with self._lock:
+            rec = self._live_ticket(ticket_id)
+            metrics = [m for m in rec.get("_slas", []) if m["metric"] != metric]
+            metrics.append({"metric": metric, "stage": stage,
+                            "_breach": None if breach_at is None else epoch(breach_at)})
+            rec["_slas"] = metrics
+            self._system_touch(rec)
+
+    def clear_slas(self, ticket_id: int) -> None:
+        """No SLA policy applies to the ticket any more (its ``slas`` side-load lists no metric)."""
+        with self._lock:
+            rec = self._live_ticket(ticket_id)
+            rec["_slas"] = []
+            self._system_touch(rec)
+
+    def add_sla_policy(self, title: str, policy_metrics: Iterable[Json], *, filter: Json | None = None,
+                       description: str = "", position: int | None = None) -> int:
+        """An SLA policy as the SLA Policies API shows it: ``policy_metrics`` items are ``{"priority", "metric",
+        "target" (minutes), "business_hours"}``; ``filter`` is ``{"all": [...], "any": [...]}``."""
+        with self._lock:
+            policy_id = next(self._sla_policy_ids)
+            now = iso(self.clock())
+            metrics = [{**m, "target_in_seconds": int(m["target"]) * 60} for m in policy_metrics]
+            self._sla_policies.append({
+                "id": policy_id, "url": f"{self.base_url}/api/v2/slas/policies/{policy_id}.json", "title": title,
+                "description": description, "position": position or len(self._sla_policies) + 1,
+                "filter": filter or {"all": [], "any": []}, "policy_metrics": metrics,
+                "created_at": now, "updated_at": now})
+            return policy_id
 
     def add_user_segment(self, name: str, user_type: str = "signed_in_users", *, tags: Iterable[str] = (),
                          or_tags: Iterable[str] = (), organization_ids: Iterable[int] = (),
@@ -682,7 +743,8 @@ class ZendeskServer(LocalHTTPServer):
     def load_kb_data(self, path: str | Path) -> dict[str, int]:
         """Load the embedded desk (customers.json, tickets.json, help/*.md); answer {"KITE-142": 4821, ...}.
 
-        Customers become organizations (plan, seats, region and SSO in ``details`` and ``organization_fields``)
+        Customers become organizations (plan, seats, region and SSO in ``details`` and ``organization_fields``,
+        the tier as the ``support_plan`` field's value: enterprise, business, standard)
         with their contact as an end-user; other customer authors become end-users of the same organization.
         The requester is the first message's author. Staff and internal authors become agents (email
         ``{handle}@{agent email domain}``); ``assignee`` handles (``priya``) name those agents."""
@@ -702,7 +764,9 @@ class ZendeskServer(LocalHTTPServer):
                 org_id = self.add_organization(
                     row["name"], details=details, notes=row.get("notes") or "", tags=(row["id"],),
                     organization_fields={"plan": row.get("plan"), "seats": row.get("seats"),
-                                         "region": row.get("region"), "sso_provider": sso})
+                                         "region": row.get("region"), "sso_provider": sso,
+                                         # a dropdown field's value is its option's tag: enterprise, business
+                                         "support_plan": str(row["tier"]).lower() if row.get("tier") else None})
                 org_of[row["id"]] = org_id
                 email = row.get("contact_email") or f"{_ascii_email_part(row['contact_name'])}@example.com"
                 existing = self._user_by_email(email)
@@ -980,6 +1044,7 @@ class ZendeskServer(LocalHTTPServer):
             ("GET", f"/api/v2/tickets/{n}/audits/{n}{j}", self._get_audit, False, "support"),
             ("GET", f"/api/v2/incremental/tickets/cursor{j}", self._export_tickets, False, "support"),
             ("GET", f"/api/v2/search{j}", self._search, False, "support"),
+            ("GET", f"/api/v2/slas/policies{j}", self._list_sla_policies, False, "support"),
             ("GET", f"/api/v2/help_center/incremental/articles{j}", self._incremental_articles, False,
              "help_center"),
             ("GET", f"/api/v2/help_center/articles{j}", self._list_articles, True, "help_center"),
@@ -1150,6 +1215,28 @@ class ZendeskServer(LocalHTTPServer):
         rec["_updated"] = updated
         rec["updated_at"] = iso(updated)
         rec["generated_timestamp"] = generated
+
+    def _system_touch(self, rec: Json) -> None:
+        """A system update (an SLA's stage changed): generated_timestamp moves past every handed-out cursor, so the
+        export lists the ticket again; updated_at stays (no ticket event)."""
+        rec["generated_timestamp"] = max(int(self.clock()), int(rec["generated_timestamp"]) + 1,
+                                         self._export_horizon + 1)
+
+    def _render_slas(self, rec: Json) -> Json:
+        """The ticket's ``slas`` side-load: each metric with its breach time and the time left until it, in the
+        largest whole unit (as live bodies quoted in public clients show: ``"hours": 21``, ``"days": -141``)."""
+        now = self.clock()
+        metrics = []
+        for m in rec.get("_slas", []):
+            out: Json = {"breach_at": iso(m["_breach"]) if m["_breach"] is not None else None,
+                         "stage": m["stage"], "metric": m["metric"]}
+            if m["_breach"] is not None:
+                left = (m["_breach"] - now) / 60
+                unit, size = next(((u, n) for u, n in (("days", 1440), ("hours", 60)) if abs(left) >= n),
+                                  ("minutes", 1))
+                out[unit] = int(left / size)
+            metrics.append(out)
+        return {"policy_metrics": metrics}
 
     def _create_ticket(self, subject: str, description: str, requester_id: int, *, submitter_id: int,
                        status: str | None, priority: str | None, tags: Iterable[str], assignee_id: int | None,
@@ -1352,9 +1439,13 @@ class ZendeskServer(LocalHTTPServer):
     # ------------------------------------------------------------------
     # endpoints: tickets
     # ------------------------------------------------------------------
-    def _sideload(self, body: Json, tickets: list[Json], query: dict[str, str]) -> Json:
-        """``include=users,organizations``: the tickets' requesters, submitters, assignees and organizations."""
+    def _sideload(self, body: Json, tickets: list[Json], query: dict[str, str], *, slas: bool = True) -> Json:
+        """``include=users,organizations``: the tickets' requesters, submitters, assignees and organizations;
+        ``include=slas`` (not on the export): each ticket's own ``slas``."""
         include = set(query.get("include", "").split(","))
+        if "slas" in include and slas:
+            for ticket in tickets:
+                ticket["slas"] = self._render_slas(self._tickets[int(ticket["id"])])
         if "users" in include:
             ids = sorted({int(i) for t in tickets for i in (t["requester_id"], t["submitter_id"], t["assignee_id"])
                           if i is not None})
@@ -1676,7 +1767,18 @@ class ZendeskServer(LocalHTTPServer):
                       "after_cursor": after_cursor,
                       "before_url": self._link(request.path, {**base, "cursor": before_cursor}),
                       "before_cursor": before_cursor, "end_of_stream": end_of_stream}
-        return _json_answer(200, self._sideload(body, tickets, q))
+        return _json_answer(200, self._sideload(body, tickets, q, slas=False))
+
+    # ------------------------------------------------------------------
+    # endpoints: SLA policies
+    # ------------------------------------------------------------------
+    def _list_sla_policies(self, request: _Request) -> _Answer:
+        assert request.user is not None
+        if request.user["role"] != "admin":  # "Allowed For: Admins"
+            raise ZendeskError(403, "Forbidden", FORBIDDEN_DESCRIPTION)
+        policies = sorted(self._sla_policies, key=lambda p: (p["position"], p["id"]))
+        return _json_answer(200, {"sla_policies": copy.deepcopy(policies), "next_page": None,
+                                  "previous_page": None, "count": len(policies)})
 
     # ------------------------------------------------------------------
     # endpoints: search

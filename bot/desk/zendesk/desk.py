@@ -9,8 +9,9 @@ from typing import Any
 from bot import search
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.db.models import Customer as CustomerRow
 from bot.db.models import HelpSection, Ticket
-from bot.desk import links, problems
+from bot.desk import links, problems, sla
 from bot.desk import mirror as shared
 from bot.desk.base import (
     Customer,
@@ -25,7 +26,8 @@ from bot.desk.base import (
 from bot.desk.ids import TicketIds
 from bot.desk.zendesk import mirror, people, writes
 from bot.desk.zendesk.client import Forbidden, ZendeskClient
-from bot.desk.zendesk.sync import fetch_comments, filled
+from bot.desk.zendesk.sync import TICKET_INCLUDE, fetch_comments, filled
+from bot.desk.zendesk.tiers import tiers_of
 
 logger = logging.getLogger(__name__)
 _clients: dict[tuple[str, str | None], ZendeskClient] = {}
@@ -68,10 +70,11 @@ class ZendeskDesk(TicketIds):
 
     # --- reads ---------------------------------------------------------------------------------------------
     def ticket(self, ticket_id: str) -> TicketView:
-        """The ticket as Zendesk has it now (the mirror is refreshed with it on the way)."""
+        """The ticket as Zendesk has it now, with what is due on it and the customer's tier (the mirror is
+        refreshed with it on the way)."""
         ticket_id = self.normalise_ticket_id(ticket_id)
         try:
-            body = self.client.get(f"/api/v2/tickets/{ticket_id}.json", {"include": "users,organizations"})
+            body = self.client.get(f"/api/v2/tickets/{ticket_id}.json", {"include": TICKET_INCLUDE})
         except NoSuchTicket:
             with self.db.session() as session:
                 mirror.remove_ticket(session, ticket_id)
@@ -97,7 +100,12 @@ class ZendeskDesk(TicketIds):
         arrivals = self.settings.intake_rules is not None and filled(self.db)
         incidents_now = self._incidents_now(ticket)
         with self.db.session() as session:
-            mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals)
+            mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals,
+                                 tiers=tiers_of(self.settings))
+            mirrored = session.get(Ticket, ticket_id)
+            due = sla.Due.from_json(mirrored.sla) if mirrored is not None else None
+            stored = session.get(CustomerRow, mirror.customer_id(ticket))
+            tier = stored.tier if stored is not None else None
             live = mirror.mark_incidents(session, ticket_id, incidents_now) if incidents_now is not None else None
             problem, incidents = problems.links_of(
                 session, ticket_id, str(ticket["problem_id"]) if ticket.get("problem_id") is not None else None)
@@ -109,7 +117,7 @@ class ZendeskDesk(TicketIds):
                             name=org.get("name") or requester.get("name") or "unknown (not found in Zendesk)",
                             plan=str((org.get("organization_fields") or {}).get("plan") or "") or None,
                             contact_name=requester.get("name"), contact_email=requester.get("email"),
-                            notice=_people_notice(ticket, users, orgs, looked_up))
+                            notice=_people_notice(ticket, users, orgs, looked_up), tier=tier)
         conversation = []
         for comment in comments:
             row = mirror.message(ticket_id, comment, users, ticket.get("requester_id"))
@@ -120,7 +128,7 @@ class ZendeskDesk(TicketIds):
                           tags=list(ticket.get("tags") or []), created_at=mirror.zendesk_time(ticket.get("created_at")),
                           updated_at=mirror.zendesk_time(ticket.get("updated_at")), customer=customer,
                           conversation=conversation, link=self.client.agent_link(ticket_id),
-                          type=ticket.get("type") or None, problem=problem, incidents=incidents)
+                          type=ticket.get("type") or None, problem=problem, incidents=incidents, due=due)
 
     def _incidents_now(self, ticket: dict[str, Any]) -> list[dict[str, Any]] | None:
         """A problem's incidents as Zendesk lists them now (None: not a problem, or the list could not be read:

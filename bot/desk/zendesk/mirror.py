@@ -1,10 +1,15 @@
 """Zendesk's records as rows of our tables: organizations (or requesters without one) as customers, tickets with
 their comments as the conversation (attachments as names, types, sizes and links), Help Center articles split into
-sections at their <h2> headings (the text before the first one, or a whole article without one, is section 0)."""
+sections at their <h2> headings (the text before the first one, or a whole article without one, is section 0).
+
+What is due on a ticket is Zendesk's own: its `slas` side-load (the caller fetches it) as `Ticket.sla` and
+`Ticket.due_at` (bot/desk/sla.py), kept whenever the ticket is mirrored; a customer's tier comes from their
+organization's field as configured (tiers.py)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
@@ -16,8 +21,10 @@ from sqlmodel import Session, col, select
 from bot import search
 from bot.db.models import Customer, HelpSection, SearchDocument, Ticket, TicketMessage, table_of
 from bot.desk import arrivals as desk_arrivals
+from bot.desk import sla
 from bot.desk.base import TicketLink
 from bot.desk.links import heading_anchor
+from bot.desk.zendesk.tiers import Tiers
 
 _CUSTOMERS, _TICKETS, _MESSAGES = table_of(Customer), table_of(Ticket), table_of(TicketMessage)
 # Zendesk's six statuses in the three the mirror's search filters know; get_ticket shows Zendesk's own
@@ -38,34 +45,81 @@ def customer_id(ticket: dict[str, Any]) -> str:
 
 
 def _customer(ticket: dict[str, Any], users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]],
-              old: Any) -> dict[str, Any]:
+              old: Any, tiers: Tiers | None) -> dict[str, Any]:
     requester = users.get(ticket.get("requester_id") or 0) or {}
     org = orgs.get(ticket.get("organization_id") or 0) or {}
     fields = org.get("organization_fields") or {}
     notes = "\n".join(str(part) for part in (org.get("details"), org.get("notes")) if part)
     key = customer_id(ticket)
-    return {"id": key, "name": org.get("name") or requester.get("name") or (old.name if old else key),
-            "plan": str(fields.get("plan") or (old.plan if old else "") or ""),
-            "contact_name": requester.get("name") or (old.contact_name if old else None),
-            "contact_email": requester.get("email") or (old.contact_email if old else None),
-            "notes": notes or (old.notes if old else None)}
+    row = {"id": key, "name": org.get("name") or requester.get("name") or (old.name if old else key),
+           "plan": str(fields.get("plan") or (old.plan if old else "") or ""),
+           "contact_name": requester.get("name") or (old.contact_name if old else None),
+           "contact_email": requester.get("email") or (old.contact_email if old else None),
+           "notes": notes or (old.notes if old else None)}
+    if tiers is not None:  # None: this caller does not know the configuration; the stored tier stays
+        row["tier"] = tier_of(ticket, orgs, tiers, old.tier if old else None)
+    return row
+
+
+def tier_of(ticket: dict[str, Any], orgs: dict[int, dict[str, Any]], tiers: Tiers, stored: str | None) -> str | None:
+    """The customer's tier from their organization's field; a requester without an organization has none, and an
+    organization Zendesk could not give now (deleted, or the lookup failed) keeps the one stored."""
+    org_id = ticket.get("organization_id")
+    if not org_id:
+        return None
+    org = orgs.get(org_id)
+    return tiers.of(org) if org is not None else stored
+
+
+def zendesk_due(slas: Any) -> sla.Due | None:
+    """The ticket's `slas` side-load as what is due now. The side-load carries no target: its days/hours/minutes
+    are the time left until breach_at (live bodies quoted in public clients: "hours": 21, "days": -141), so no
+    target is kept."""
+    due = sla.from_zendesk(slas)
+    return replace(due, target_minutes=None) if due is not None else None
+
+
+def first_reply_breach(slas: Any) -> datetime | None:
+    """When the first reply was or is due: the first_reply_time metric's breach_at, whatever its stage."""
+    metrics = slas.get("policy_metrics") if isinstance(slas, dict) else None
+    for metric in metrics if isinstance(metrics, list) else []:
+        if isinstance(metric, dict) and metric.get("metric") == "first_reply_time" and metric.get("breach_at"):
+            try:
+                return zendesk_time(str(metric["breach_at"]))
+            except ValueError:
+                return None
+    return None
+
+
+def store_dues(session: Session, tickets: list[dict[str, Any]]) -> None:
+    """Keep what is due on the mirrored rows of `tickets`: from each one's `slas` side-load when it came with
+    one; a solved or closed ticket without one has nothing due; any other keeps what it had."""
+    wanted = {str(t["id"]): t for t in tickets if "slas" in t or t.get("status") in ("solved", "closed")}
+    if not wanted:
+        return
+    rows = session.exec(select(Ticket).where(col(Ticket.id).in_(sorted(wanted)))
+                        .execution_options(populate_existing=True)).all()
+    for row in rows:
+        slas = wanted[row.id].get("slas")
+        sla.store(session, row, zendesk_due(slas), first_reply_due=first_reply_breach(slas))
 
 
 def upsert_ticket(session: Session, ticket: dict[str, Any], comments: list[dict[str, Any]],
                   users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]], *, index: bool = True,
-                  arrivals: bool = False) -> None:
+                  arrivals: bool = False, tiers: Tiers | None = None) -> None:
     """One ticket and its whole conversation as Zendesk has them now (see upsert_tickets)."""
-    upsert_tickets(session, [(ticket, comments)], users, orgs, arrivals=arrivals)
+    upsert_tickets(session, [(ticket, comments)], users, orgs, arrivals=arrivals, tiers=tiers)
     if index:
         search.index_ticket(session, str(ticket["id"]))
 
 
 def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict[str, Any]]]],
                    users: dict[int, dict[str, Any]], orgs: dict[int, dict[str, Any]], *,
-                   arrivals: bool = False) -> list[str]:
+                   arrivals: bool = False, tiers: Tiers | None = None) -> list[str]:
     """Tickets with their whole conversations as Zendesk has them now, in a few statements per page (a page is
     a thousand tickets). A ticket's messages are replaced only when they changed, so every search index sees
-    the change (it follows new message rows); the caller stores the analysis (search.index_tickets).
+    the change (it follows new message rows); the caller stores the analysis (search.index_tickets). What is
+    due comes from each ticket's `slas` (store_dues); each customer's tier from `tiers` (None: kept as stored).
 
     With `arrivals` (intake is on and this is not the first fill of the mirror), what is new is recorded for the
     intake rules in the same transaction: a ticket the mirror did not have, and a customer's public comment a
@@ -76,7 +130,8 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
     ids = [str(t["id"]) for t, _ in items]
     keys = sorted({customer_id(t) for t, _ in items})
     old_customers = {row.id: row for row in conn.execute(sa_select(_CUSTOMERS).where(_CUSTOMERS.c.id.in_(keys)))}
-    customers = {customer_id(t): _customer(t, users, orgs, old_customers.get(customer_id(t))) for t, _ in items}
+    customers = {customer_id(t): _customer(t, users, orgs, old_customers.get(customer_id(t)), tiers)
+                 for t, _ in items}
     new = [row for key, row in customers.items() if key not in old_customers]
     if new:
         conn.execute(insert(_CUSTOMERS), [{**row, "seats": 0} for row in new])
@@ -116,6 +171,7 @@ def upsert_tickets(session: Session, items: list[tuple[dict[str, Any], list[dict
         conn.execute(delete(_MESSAGES).where(_MESSAGES.c.ticket_id.in_(changed)))
     if messages:
         conn.execute(insert(_MESSAGES), messages)
+    store_dues(session, [t for t, _ in items])
     return ids
 
 

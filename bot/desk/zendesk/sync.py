@@ -9,6 +9,12 @@ so a pass that another overtook writes nothing and the stored cursor never moves
 last minute's changes (Zendesk's rule), so a poll alone is always at least a minute behind: webhooks
 (`POST /zendesk/webhook`) fetch the tickets they name at once, through `refresh_tickets`.
 
+What is due on each ticket is Zendesk's (its `slas` side-load, bot/desk/sla.py): the export's documented
+side-loads do not include `slas`, so each page's changed tickets that are not closed are read again with
+`GET /api/v2/tickets/show_many.json?ids=…&include=slas`, a hundred a request, and their `slas` is mirrored with
+the page; a webhook's ticket comes with its `slas` (`include=slas` on the ticket's read). A customer's tier comes
+from their organization's field (`tiers`, tiers.py), mirrored with the tickets.
+
 Neither a Help Center that cannot be read (an account without one answers 404; a user without a Guide role, 403)
 nor a ticket deleted between the export and the read of its comments stops the tickets: the first is a sentence
 in `kitebase desk status`, the second leaves the mirror and the page goes on."""
@@ -34,6 +40,7 @@ from bot.db.statements import changed, insert_ignore
 from bot.desk.base import DeskError, NoSuchTicket
 from bot.desk.zendesk import mirror, people
 from bot.desk.zendesk.client import AuthFailed, Forbidden, RateLimited, ZendeskClient
+from bot.desk.zendesk.tiers import Tiers
 
 logger = logging.getLogger(__name__)
 EXPORT = "/api/v2/incremental/tickets/cursor.json"
@@ -41,6 +48,8 @@ TICKETS = "tickets"
 HELP = "help"
 Fence = Callable[[Session], bool]  # in a page's transaction: True while this pass may still write
 COMMENT_THREADS = 4  # comments are one request per ticket: a few at once
+SHOW_MANY = 100  # ids per show_many request: Zendesk's limit
+TICKET_INCLUDE = "users,organizations,slas"  # a ticket's own read: its people and what is due on it
 
 
 @dataclass
@@ -75,11 +84,12 @@ def state(db: Database, name: str = TICKETS) -> DeskSync | None:
 
 def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: bool = False, per_page: int = 1000,
          stop: threading.Event | None = None, sleep: Callable[[float], None] = time.sleep,
-         fence: Fence | None = None, arrivals: bool = False) -> SyncReport:
+         fence: Fence | None = None, arrivals: bool = False, tiers: Tiers | None = None) -> SyncReport:
     """One pass: the help center, then the ticket export from the stored cursor (or from `since_seconds` ago)
     until the end of the stream. `fence` is asked in each page's transaction (the caller's lock). With
     `arrivals` (intake is on), new tickets and customers' new comments are recorded for the intake rules, except
-    in the mirror's first fill (no stored cursor, or `full`): what was on the desk before is not new."""
+    in the mirror's first fill (no stored cursor, or `full`): what was on the desk before is not new. `tiers`:
+    which organization field names a customer's tier (None: the stored tiers stay as they are)."""
     report = SyncReport()
     report.sections, report.help_problem = _help(client, db, stop, sleep)
     stored = state(db)
@@ -101,6 +111,11 @@ def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: boo
         comments, gone = _comments(client, [t["id"] for t in live], users, stop, sleep)
         _with_retries(functools.partial(people.complete, client, [t for t in live if t["id"] not in gone],
                                         comments.values(), users, orgs), stop, sleep)
+        slas = _with_retries(functools.partial(fetch_slas, client, [t["id"] for t in live if t["id"] not in gone
+                                                                    and t.get("status") != "closed"]), stop, sleep)
+        for ticket in live:
+            if ticket["id"] in (slas or {}):
+                ticket["slas"] = slas[ticket["id"]]
         cursor = body.get("after_cursor") or params.get("cursor")
         try:
             with db.session() as session:
@@ -113,7 +128,7 @@ def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: boo
                         report.deleted += mirror.remove_ticket(session, str(ticket["id"]))
                 mirrored = mirror.upsert_tickets(session, [(t, comments[t["id"]]) for t in live
                                                            if t["id"] in comments], users, orgs,
-                                                  arrivals=arrivals)
+                                                  arrivals=arrivals, tiers=tiers)
                 search.index_tickets(session, mirrored)  # the page's analysis, stored with it
                 report.tickets += len(mirrored)
         except Superseded as exc:
@@ -130,15 +145,16 @@ def sync(client: ZendeskClient, db: Database, *, since_seconds: float, full: boo
 
 
 def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[str], *,
-                    arrivals: bool = False) -> list[str]:
-    """Fetch the named tickets now (a webhook named them) and mirror them; deleted ones leave. The ids done.
-    With `arrivals` (intake is on), what is new is recorded for the intake once the mirror has had its first
-    fill (before that, the sync's first pass is still bringing in what was already on the desk)."""
+                    arrivals: bool = False, tiers: Tiers | None = None) -> list[str]:
+    """Fetch the named tickets now (a webhook named them) and mirror them, with what is due on them; deleted
+    ones leave. The ids done. With `arrivals` (intake is on), what is new is recorded for the intake once the
+    mirror has had its first fill (before that, the sync's first pass is still bringing in what was already on
+    the desk)."""
     arrivals = arrivals and filled(db)
     done = []
     for ticket_id in ticket_ids:
         try:
-            body = client.get(f"/api/v2/tickets/{int(ticket_id)}.json", {"include": "users,organizations"})
+            body = client.get(f"/api/v2/tickets/{int(ticket_id)}.json", {"include": TICKET_INCLUDE})
         except (NoSuchTicket, Forbidden):
             with db.session() as session:
                 mirror.remove_ticket(session, str(ticket_id))
@@ -150,9 +166,21 @@ def refresh_tickets(client: ZendeskClient, db: Database, ticket_ids: Iterable[st
         comments = fetch_comments(client, ticket["id"], users)
         people.complete(client, [ticket], [comments], users, orgs)  # a deleted requester or org: left out
         with db.session() as session:
-            mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals)
+            mirror.upsert_ticket(session, ticket, comments, users, orgs, arrivals=arrivals, tiers=tiers)
         done.append(str(ticket_id))
     return done
+
+
+def fetch_slas(client: ZendeskClient, ticket_ids: list[int]) -> dict[int, Any]:
+    """Each ticket's `slas` side-load, read with show_many a hundred at a time; a ticket show_many leaves out
+    (deleted or out of reach since) is left out here too, and keeps what the mirror had."""
+    found: dict[int, Any] = {}
+    for start in range(0, len(ticket_ids), SHOW_MANY):
+        chunk = ticket_ids[start:start + SHOW_MANY]
+        body = client.get("/api/v2/tickets/show_many.json", {"ids": ",".join(str(i) for i in chunk),
+                                                              "include": "slas"})
+        found.update({t["id"]: t["slas"] for t in body.get("tickets") or [] if isinstance(t, dict) and "slas" in t})
+    return found
 
 
 def filled(db: Database) -> bool:

@@ -45,6 +45,7 @@ def poll(db: Database, settings: Settings, *, owner: str | None = None, client: 
     and writes each page only while the lock is still its own. None when another process holds it."""
     from bot.desk.zendesk import sync
     from bot.desk.zendesk.desk import client_for
+    from bot.desk.zendesk.tiers import tiers_of
 
     owner = owner or owner_name()
     if not processes.hold(db, SYNC_LOCK, owner, LEASE_SECONDS, settings.process_stale_seconds):
@@ -55,7 +56,7 @@ def poll(db: Database, settings: Settings, *, owner: str | None = None, client: 
         report = sync.sync(client or client_for(settings), db, since_seconds=settings.zendesk_sync_since_seconds,
                            full=full, per_page=per_page, stop=lease.lost,
                            fence=lambda session: processes.renew(session, SYNC_LOCK, owner, LEASE_SECONDS),
-                           arrivals=settings.intake_rules is not None)
+                           arrivals=settings.intake_rules is not None, tiers=tiers_of(settings))
     finally:
         lease.stop()
         processes.release(db, SYNC_LOCK, owner)
@@ -179,8 +180,10 @@ def _first_delivery(db: Database, key: str) -> bool:
 def _refresh(db: Database, settings: Settings, ids: list[str]) -> None:
     from bot.desk.zendesk import sync
     from bot.desk.zendesk.desk import client_for
+    from bot.desk.zendesk.tiers import tiers_of
 
     try:
-        sync.refresh_tickets(client_for(settings), db, ids, arrivals=settings.intake_rules is not None)
+        sync.refresh_tickets(client_for(settings), db, ids, arrivals=settings.intake_rules is not None,
+                             tiers=tiers_of(settings))
     except Exception:
         logger.exception("zendesk webhook: could not fetch tickets %s (the next poll will)", ids)

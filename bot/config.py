@@ -66,6 +66,11 @@ class Settings(BaseSettings):
     zendesk_sync_since_seconds: float = Field(730 * 86400, gt=0, validation_alias="ZENDESK_SYNC_SINCE")  # 24 months
     zendesk_poll_seconds: float = Field(120.0, gt=0, validation_alias="ZENDESK_POLL_SECONDS")
     zendesk_timeout_seconds: float = Field(20.0, gt=0, validation_alias="ZENDESK_TIMEOUT_SECONDS")
+    # A customer's tier from their Zendesk organization (docs/zendesk.md): the organization field's key, such as
+    # support_plan, and which of its values mean which tier, "enterprise=Enterprise,business=Business". A value
+    # not listed (or no field set) gives no tier: it is never guessed.
+    zendesk_tier_field: str | None = Field(None, validation_alias="ZENDESK_TIER_FIELD")
+    zendesk_tiers: Annotated[dict[str, str], NoDecode] = Field({}, validation_alias="ZENDESK_TIERS")
 
     # Intake (bot/runs/intake, docs/intake.md): new tickets that match a rule become runs without a mention.
     # Off while no rules file is named. A ticket a person answered publicly this many hours ago or less is skipped.
@@ -79,11 +84,6 @@ class Settings(BaseSettings):
     sla_policies: Path | None = Field(None, validation_alias="KITEBASE_SLA_POLICIES")
     sla_remind_share: float = Field(0.75, gt=0, lt=1, validation_alias="KITEBASE_SLA_REMIND_SHARE")
 
-    # A customer's tier from their Zendesk organization (docs/zendesk.md): the organization field's key, such as
-    # support_plan, and which of its values mean which tier, "enterprise=Enterprise,business=Business". A value
-    # not listed (or no field set) gives no tier: it is never guessed.
-    zendesk_tier_field: str | None = Field(None, validation_alias="ZENDESK_TIER_FIELD")
-    zendesk_tiers: Annotated[dict[str, str], NoDecode] = Field({}, validation_alias="ZENDESK_TIERS")
     # Step log (JSON lines); empty means: only the database
     step_log_path: Path | None = Field(None, validation_alias="KITEBASE_STEP_LOG")
 
@@ -146,6 +146,14 @@ class Settings(BaseSettings):
             return parse_duration(value)
         return value
 
+    @model_validator(mode="after")
+    def _reminder_before_expiry(self) -> Settings:
+        if self.approval_remind_after_seconds is not None and \
+                self.approval_remind_after_seconds >= self.approval_ttl_seconds:
+            raise ValueError("KITEBASE_APPROVAL_REMIND_AFTER must be shorter than KITEBASE_APPROVAL_TTL (a reminder "
+                             "after the draft expired would never go out)")
+        return self
+
     @field_validator("zendesk_tiers", mode="before")
     @classmethod
     def _tier_values(cls, value: object) -> object:
@@ -167,14 +175,6 @@ class Settings(BaseSettings):
     @classmethod
     def _tier_field_unset_when_blank(cls, value: object) -> object:
         return value.strip() or None if isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _reminder_before_expiry(self) -> Settings:
-        if self.approval_remind_after_seconds is not None and \
-                self.approval_remind_after_seconds >= self.approval_ttl_seconds:
-            raise ValueError("KITEBASE_APPROVAL_REMIND_AFTER must be shorter than KITEBASE_APPROVAL_TTL (a reminder "
-                             "after the draft expired would never go out)")
-        return self
 
     @field_validator("intake_rules", "sla_policies", mode="before")
     @classmethod

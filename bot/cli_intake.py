@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from bot import durations
 from bot.cli_run import EXIT_OK, open_database
 from bot.config import Settings
 from bot.db.engine import Database
@@ -27,7 +28,7 @@ def add_intake_commands(sub: Any) -> None:
     status.add_argument("--json", action="store_true")
     status.set_defaults(handler=cmd_intake_status)
     for name, help_text in (("pause", "new tickets a rule takes wait in its backlog (no RULE: every rule)"),
-                            ("resume", "a paused rule starts its backlog, oldest first (no RULE: every rule)")):
+                            ("resume", "a paused rule starts its backlog, what is due first (no RULE: every rule)")):
         p = what.add_parser(name, help=help_text)
         p.add_argument("rule", metavar="RULE", nargs="?", help="a rule's name (as in KITEBASE_INTAKE_RULES)")
         p.set_defaults(handler=cmd_intake_flip, paused=name == "pause")
@@ -90,6 +91,8 @@ def status_lines(rule: control.RuleStatus) -> str:
     lines = [f"{rule.name} → {rule.channel} · {state}",
              f"  taken {rule.taken} · follow-ups {rule.follow_ups} · waiting {rule.waiting} · held {rule.held} · "
              f"spend {spend}{cap}"]
+    if rule.due_within_minutes or rule.past_cap_today:
+        lines.append("  " + past_cap_text(rule.due_within_minutes, rule.past_cap_hour, rule.past_cap_today))
     if rule.skipped:
         lines.append("  skipped: " + "; ".join(f"{n} {reason}" for reason, n in rule.skipped.items()))
     if rule.oldest:
@@ -98,6 +101,12 @@ def status_lines(rule: control.RuleStatus) -> str:
         more = f", and {rule.waiting - WAITING_LINES} more" if rule.waiting > WAITING_LINES else ""
         lines.append(f"  waiting, oldest first: {shown}{more}; why: {rule.oldest[0].reason}")
     return "\n".join(lines)
+
+
+def past_cap_text(due_within_minutes: float | None, hour: int, today: int) -> str:
+    """"due within 30 min starts past the hourly cap: 1 in the last hour, 2 today" (docs/intake.md, due_within)."""
+    window = durations.describe(due_within_minutes * 60) if due_within_minutes else "its due_within"
+    return f"due within {window} starts past the hourly cap: {hour} in the last hour, {today} today"
 
 
 def cmd_intake_flip(args: argparse.Namespace, settings: Settings) -> int:
@@ -110,7 +119,7 @@ def cmd_intake_flip(args: argparse.Namespace, settings: Settings) -> int:
                                         f"already paused by {arrivals.by_whom(c.paused_by)}")
                   + f" ({c.waiting} waiting){told}.")
         else:
-            backlog = f"its backlog ({c.waiting} waiting) starts oldest first" if c.waiting else "new tickets start"
+            backlog = f"its backlog ({c.waiting} waiting) starts what is due first" if c.waiting else "new tickets start"
             print(f"Rule {c.rule}: " + (f"resumed; {backlog} as its caps allow" if c.changed else "was not paused")
                   + told + ".")
     return EXIT_OK

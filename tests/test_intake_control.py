@@ -155,7 +155,7 @@ def test_pause_stops_new_runs_at_once_and_resume_continues_the_backlog_in_order(
 
     code, out, _ = _cli(capsys, "intake", "resume")  # every rule
     assert code == 0
-    assert out == ("Rule urgent-sso: resumed; its backlog (3 waiting) starts oldest first as its caps allow; "
+    assert out == ("Rule urgent-sso: resumed; its backlog (3 waiting) starts what is due first as its caps allow; "
                    "C0URGENT is told.\nRule rest: was not paused.\n")
     assert _pass(db, settings, rules) == tickets, "the backlog, oldest first"
     assert _pass(db, settings, rules) == []
@@ -164,7 +164,7 @@ def test_pause_stops_new_runs_at_once_and_resume_continues_the_backlog_in_order(
         # one each: the pause, the backlog the paused rule held (at most one an hour), the resume
         assert sorted(n.key.split(":")[0] for n in notices) == ["intake-backlog", "intake-pause", "intake-resume"]
         resumed = next(n for n in notices if n.key.startswith("intake-resume"))
-        assert "Rule *urgent-sso* resumed by the command line: its backlog (3 waiting) starts oldest first" in \
+        assert "Rule *urgent-sso* resumed by the command line: its backlog (3 waiting) starts what is due first" in \
             (resumed.payload or {})["text"]
 
     code, _, err = _cli(capsys, "intake", "pause", "nope")
@@ -297,7 +297,7 @@ def test_slash_command_for_approvers_and_app_home_shows_the_intake(settings: Any
         assert "waiting 1" in home and "`/kitebase intake status`" in home
 
         assert command("intake resume urgent-sso") == ("Rule *urgent-sso* resumed: its backlog (1 waiting) starts "
-                                                       "oldest first.")
+                                                       "what is due first.")
         harness.drain()
         assert "· taking new tickets" in str(harness.slack.home_views["ULEAD"]["blocks"]).split("urgent-sso")[1][:60], \
             "the home is refreshed when a rule is paused or resumed"

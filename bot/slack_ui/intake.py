@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bot.durations import describe
 from bot.slack_ui.blocks import who
 from bot.slack_ui.limits import clip, context, escape, header, mrkdwn_section, split_text
 
@@ -33,6 +34,10 @@ def rule_line(rule: dict[str, Any]) -> str:
     if rule["oldest"]:
         oldest = rule["oldest"][0]
         line += f"\noldest waiting: *{escape(oldest['ticket_id'])}* ({clip(_text(oldest['reason']), 200)})"
+    if rule.get("due_within_minutes") or rule.get("past_cap_today"):
+        window = describe(rule["due_within_minutes"] * 60) if rule.get("due_within_minutes") else "its due_within"
+        line += (f"\ndue within {window} starts past the hourly cap: {rule.get('past_cap_hour', 0)} in the last "
+                 f"hour, {rule.get('past_cap_today', 0)} today")
     if rule["skipped"]:
         line += "\nskipped: " + "; ".join(f"{n} {_text(reason)}" for reason, n in rule["skipped"].items())
     return line
@@ -68,7 +73,7 @@ def build_intake_changes(changes: list[dict[str, Any]]) -> str:
                          + f" ({c['waiting']} waiting).")
         else:
             lines.append(f"Rule *{escape(c['rule'])}* " + (f"resumed: its backlog ({c['waiting']} waiting) starts "
-                                                         "oldest first" if c["changed"] else "was not paused") + ".")
+                                                         "what is due first" if c["changed"] else "was not paused") + ".")
     return "\n".join(lines)
 
 

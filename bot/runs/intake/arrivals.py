@@ -1,13 +1,15 @@
 """What arrived on the desk becomes work, under the intake rules (rules.py, docs/intake.md).
 
 A pass (the timer's job in every `serve` and `worker`, every KITEBASE_INTAKE_EVERY seconds) takes the open
-arrivals oldest first and decides each in ONE transaction with what it causes:
+arrivals in the order of what is due (`sla.order_key`: the ticket's breach time, none last, then its priority, then
+arrival) and decides each in ONE transaction with what it causes:
 
 - a new ticket the first rule in force takes becomes a queued run (created the one way runs are created,
   `insert_run`) with its first message in the rule's channel ("Rule … picked up ticket …: why"); a ticket on
   hold, solved or closed, one a person answered publicly in the last KITEBASE_INTAKE_QUIET_HOURS, or one a live
   run already works, is skipped with its reason; over the rule's max_per_hour or max_usd_per_day, or while the
-  rule is paused, it waits in the rule's backlog and starts, oldest first, when it may;
+  rule is paused, it waits in the rule's backlog and starts, what is due first, when it may; a ticket whose reply
+  target breaches within the rule's `due_within` starts past its max_per_hour (`DeskArrival.past_cap`);
 - a customer's new public message on a ticket whose last run a rule started (and whose rule keeps follow-ups)
   continues that run in its thread once the run has ended: held while it is live;
 - anything else is ignored, with the reason.
@@ -22,9 +24,10 @@ import logging
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import and_, exists, func, or_, update
+from sqlalchemy import and_, case, exists, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -35,6 +38,7 @@ from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import DeskArrival, DeskWrite, IntakeRule, Run, Ticket, TicketMessage, id_of, table_of
 from bot.db.statements import changed, insert_ignore
+from bot.desk import sla
 from bot.runs import BadInput
 from bot.runs.intake.reach import channel_blocked
 from bot.runs.intake.rules import Rule
@@ -76,6 +80,7 @@ class _Decision:
     reason: str | None = None
     rule: str | None = None
     run_id: int | None = None
+    past_cap: bool = False  # started past the rule's max_per_hour: due within its due_within
 
 
 def standing(db: Database, rules: list[Rule]) -> dict[str, IntakeRule]:
@@ -167,7 +172,7 @@ def describe_window() -> str:
 
 def take(db: Database, settings: Settings, rules: list[Rule], dispatch: Callable[[int], object], *,
          fence: Fence | None = None) -> PassReport:
-    """One pass over the open arrivals, oldest first; what it started is dispatched after its commit. `fence` is
+    """One pass over the open arrivals, what is due first; what it started is dispatched after its commit. `fence` is
     asked in each arrival's transaction (the caller's lock): when it says no, the pass stops there."""
     report = PassReport()
     if not rules:
@@ -196,42 +201,60 @@ def take(db: Database, settings: Settings, rules: list[Rule], dispatch: Callable
 
 
 def open_ids(session: Session, settings: Settings, rules: list[Rule]) -> tuple[list[int], dict[tuple[str, str], str]]:
-    """The arrivals one pass decides, oldest first: new tickets, new customer messages (not those a person holds:
-    a person's resume takes them), and each rule's own backlog while that rule may start something now. A paused
-    or capped rule's backlog, however long, is not read, so it delays no other rule; what holds each such rule is
-    returned, (rule, kind) → reason, so its backlog says so."""
+    """The arrivals one pass decides, what is due first (`sla.order_key` of the ticket's breach time and priority,
+    and the arrival): new tickets, new customer messages (not those a person holds: a person's resume takes them),
+    and each rule's own backlog while that rule may start something now, read most due first so that, with a cap,
+    the most urgent start first. A paused or capped rule's backlog, however long, is not read, so it delays no
+    other rule (but for what is due within a capped rule's `due_within`, which may start past its hourly cap);
+    what holds each such rule is returned, (rule, kind) → reason, so its backlog says so."""
     now = clock.read_now(session)
     rows = {row.name: row for row in session.exec(select(IntakeRule)).all()}
     expected = expected_cost(session, settings)
     held_rules: dict[tuple[str, str], str] = {}
-    found: set[int | None] = set()
+    found: dict[int, tuple[datetime | None, str | None]] = {}
     for kind in (ArrivalKind.TICKET, ArrivalKind.MESSAGE):
-        fresh = select(DeskArrival.id).where(col(DeskArrival.state) == ArrivalState.NEW, col(DeskArrival.kind) == kind)
+        fresh: list[Any] = [col(DeskArrival.state) == ArrivalState.NEW, col(DeskArrival.kind) == kind]
         if kind == ArrivalKind.MESSAGE:  # not those a person holds, nor those whose run still works
             live = exists().where(col(Run.ticket_id) == col(DeskArrival.ticket_id), col(Run.status).in_(LIVE))
-            fresh = fresh.where(or_(col(DeskArrival.reason).is_(None), and_(
+            fresh.append(or_(col(DeskArrival.reason).is_(None), and_(
                 ~col(DeskArrival.reason).startswith(held.FOR_A_PERSON),
                 ~and_(col(DeskArrival.reason).startswith(HELD_LIVE), live))))
-        found.update(session.exec(fresh.order_by(col(DeskArrival.id)).limit(BATCH)).all())
+        found.update(_read(session, *fresh, oldest=True))
         for rule in rules:
             if rule.name not in rows:
                 continue
+            backlog = (col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule) == rule.name,
+                       col(DeskArrival.kind) == kind)
             hold = hold_reason(session, rule, rows[rule.name], now, count_hour=kind == ArrivalKind.TICKET,
                                expected=expected)
-            if hold is not None:
-                held_rules[(rule.name, kind)] = hold
+            if hold is None:
+                found.update(_read(session, *backlog))
                 continue
-            found.update(session.exec(select(DeskArrival.id).where(
-                col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule) == rule.name,
-                col(DeskArrival.kind) == kind).order_by(col(DeskArrival.id)).limit(BATCH)).all())
+            held_rules[(rule.name, kind)] = hold
+            if kind == ArrivalKind.TICKET and rule.due_within is not None and hold_reason(
+                    session, rule, rows[rule.name], now, count_hour=False, expected=expected) is None:
+                # held by its hourly cap alone: what is due within its due_within may start past it
+                found.update(_read(session, *backlog, col(Ticket.due_at) <= now + rule.due_within))
     # the backlog of rules no longer in the file: judged by the rules in force (a renamed rule takes its own back)
     # (not those judged so already: they wait for a person, or for the rules to change: judge_again)
-    found.update(session.exec(select(DeskArrival.id).where(
-        col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule).is_not(None),
-        col(DeskArrival.rule).not_in([r.name for r in rules]),
-        or_(col(DeskArrival.reason).is_(None), ~col(DeskArrival.reason).contains(GONE)))
-        .order_by(col(DeskArrival.id)).limit(BATCH)).all())
-    return sorted(int(i) for i in found if i is not None), held_rules
+    found.update(_read(session, col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule).is_not(None),
+                       col(DeskArrival.rule).not_in([r.name for r in rules]),
+                       or_(col(DeskArrival.reason).is_(None), ~col(DeskArrival.reason).contains(GONE))))
+    return sorted(found, key=lambda i: sla.order_key(found[i][0], found[i][1], i)), held_rules
+
+
+def _read(session: Session, *where: Any, oldest: bool = False) -> dict[int, tuple[datetime | None, str | None]]:
+    """Up to BATCH arrivals matching `where`, each with its ticket's breach time and priority: oldest first
+    (`oldest`: new arrivals, each decided once), else what is due first (a backlog: one SQL join on the indexed
+    `Ticket.due_at`, none last, then priority, then arrival)."""
+    query = select(DeskArrival.id, Ticket.due_at, Ticket.priority).outerjoin(
+        Ticket, col(Ticket.id) == col(DeskArrival.ticket_id)).where(*where)
+    if oldest:
+        query = query.order_by(col(DeskArrival.id))
+    else:
+        rank = case(sla.RANK, value=col(Ticket.priority), else_=len(sla.RANK))
+        query = query.order_by(col(Ticket.due_at).asc().nulls_last(), rank, col(DeskArrival.id))
+    return {int(i): (due, priority) for i, due, priority in session.exec(query.limit(BATCH)).all() if i is not None}
 
 
 def _restate(db: Database, held_rules: dict[tuple[str, str], str]) -> None:
@@ -281,7 +304,7 @@ def _decide_one(db: Database, settings: Settings, rules: list[Rule], standings: 
         moved = changed(session.execute(
             update(DeskArrival).where(col(DeskArrival.id) == arrival_id, col(DeskArrival.state) == arrival.state)
             .values(state=decision.state, reason=decision.reason, rule=decision.rule, run_id=decision.run_id,
-                    decided_at=clock.now() if done else None)))
+                    decided_at=clock.now() if done else None, past_cap=decision.past_cap)))
         if moved != 1:
             session.rollback()
             return None
@@ -315,11 +338,14 @@ def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standin
     if skip is not None:
         return _Decision(ArrivalState.SKIPPED, skip, rule.name)
     hold = hold_reason(session, rule, standings[rule.name], now, count_hour=True,
-                       expected=expected_cost(session, settings))
+                       expected=expected_cost(session, settings), due_at=ticket.due_at)
     if hold is not None:
         return _Decision(ArrivalState.WAITING, hold, rule.name)
+    past_cap = due_soon(rule, ticket.due_at, now) and hour_full(session, rule, now)
     run_id = _start(session, settings, rule, why, ticket)
-    return _Decision(ArrivalState.STARTED, "started: " + ", ".join(why), rule.name, run_id)
+    reason = "started: " + ", ".join(why) + (f" (due within {rule.name}'s due_within, past its max_per_hour)"
+                                             if past_cap else "")
+    return _Decision(ArrivalState.STARTED, reason, rule.name, run_id, past_cap)
 
 
 def orphaned(arrival: DeskArrival, rules: list[Rule]) -> str | None:
@@ -389,20 +415,17 @@ def _answered_by_a_person(session: Session, ticket: Ticket, quiet_hours: float) 
 
 
 def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *, count_hour: bool,
-                expected: float = 0.0) -> str | None:
+                expected: float = 0.0, due_at: datetime | None = None) -> str | None:
     """Why an arrival the rule took must wait now (None: it may start). `expected`: what a run that has not
-    finished yet counts toward the dollar cap at least (expected_cost), so a burst in one pass is capped too."""
+    finished yet counts toward the dollar cap at least (expected_cost), so a burst in one pass is capped too.
+    `due_at`: the ticket's breach time; within the rule's `due_within` the hourly cap does not hold it (the
+    pause, an unreachable channel and the dollar cap do)."""
     if row.paused:
         return f"rule '{rule.name}' is paused" + (f" by {by_whom(row.paused_by)}" if row.paused_by else "")
     if (unreachable := channel_blocked(session, rule.channel)) is not None:  # the bot can't post there (reach.py)
         return unreachable
-    if count_hour and rule.max_per_hour is not None:
-        started = session.exec(select(func.count()).select_from(DeskArrival).where(
-            col(DeskArrival.rule) == rule.name, col(DeskArrival.kind) == ArrivalKind.TICKET,
-            col(DeskArrival.state) == ArrivalState.STARTED,
-            col(DeskArrival.decided_at) > now - timedelta(hours=1))).one()
-        if started >= rule.max_per_hour:
-            return f"over max_per_hour = {rule.max_per_hour}"
+    if count_hour and not due_soon(rule, due_at, now) and hour_full(session, rule, now):
+        return f"over max_per_hour = {rule.max_per_hour}"
     if rule.max_usd_per_day is not None:
         spent = spend_today(session, rule.name, now)
         counted = spend_today(session, rule.name, now, expected=expected)
@@ -410,6 +433,24 @@ def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *,
             ahead = f" and ${counted - spent:.2f} expected of the runs still working" if counted > spent else ""
             return (f"over max_usd_per_day = {rule.max_usd_per_day:g} (${spent:.2f} spent today, UTC{ahead})")
     return None
+
+
+def hour_full(session: Session, rule: Rule, now: datetime) -> bool:
+    """The rule started its max_per_hour of new tickets in the hour before `now` (past-cap starts count too)."""
+    if rule.max_per_hour is None:
+        return False
+    started = session.exec(select(func.count()).select_from(DeskArrival).where(
+        col(DeskArrival.rule) == rule.name, col(DeskArrival.kind) == ArrivalKind.TICKET,
+        col(DeskArrival.state) == ArrivalState.STARTED,
+        col(DeskArrival.decided_at) > now - timedelta(hours=1))).one()
+    return bool(started >= rule.max_per_hour)
+
+
+def due_soon(rule: Rule, due_at: datetime | None, now: datetime) -> bool:
+    """The ticket's reply target breaches within the rule's due_within of `now` (or has breached already)."""
+    if rule.due_within is None or due_at is None:
+        return False
+    return _aware(due_at) <= _aware(now) + rule.due_within
 
 
 def by_whom(paused_by: str | None) -> str:
@@ -527,8 +568,12 @@ def _backlog_notices(db: Database, rules: list[Rule]) -> None:
             outbox.notice(session, channel=rule.channel, thread_ts=None,
                           key=f"intake-backlog:{rule.name}:{now:%Y-%m-%dT%H:%M}",
                           text=f"Rule *{rule.name}* holds {waiting} ticket(s) in its backlog ({reason}); they "
-                               "start oldest first as soon as the rule allows. `/kitebase intake status` "
+                               "start what is due first as soon as the rule allows. `/kitebase intake status` "
                                "shows them.")
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _naive(value: datetime) -> datetime:

@@ -19,6 +19,7 @@ from bot.config import Settings
 from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import DeskArrival, IntakeRule, Ticket
+from bot.durations import describe
 from bot.runs.intake import arrivals
 from bot.runs.intake.control import GoneRule, gone_rules
 from bot.runs.intake.rules import Rule, load, taker
@@ -101,6 +102,9 @@ def judge(session: Session, settings: Settings, rules: list[Rule]) -> CheckRepor
             row = IntakeRule(name=rule.name, paused=False)  # never added to the session
         result.hold = arrivals.hold_reason(session, rule, row, now, count_hour=True,
                                            expected=arrivals.expected_cost(session, settings))
+        if result.hold and rule.due_within and result.hold.startswith("over max_per_hour"):
+            result.hold += (f" (a ticket due within {describe(rule.due_within.total_seconds())} would start "
+                            "past it: due_within)")
         result.waiting = int(session.exec(select(func.count()).select_from(DeskArrival).where(
             col(DeskArrival.rule) == rule.name, col(DeskArrival.state) == ArrivalState.WAITING)).one())
     report.gone = gone_rules(session, rules)

@@ -4,15 +4,15 @@ ask here.
 
 "Today" is the database's UTC day (bot/db/clock.py). A pause is a conditional UPDATE of the rule's row, written
 with the notice in the rule's channel in one transaction; the next intake pass reads it (arrivals.py `hold_reason`), so
-new tickets wait in the rule's backlog at once, and after a resume the backlog starts oldest first as the rule's
-caps allow. Status reads only: a rule no `serve`, `worker` or `desk add` has seen yet is shown as not in force."""
+new tickets wait in the rule's backlog at once, and after a resume the backlog starts what is due first as the
+rule's caps allow; what started past the hourly cap (a rule's `due_within`) is counted for the last hour and today. Status reads only: a rule no `serve`, `worker` or `desk add` has seen yet is shown as not in force."""
 
 from __future__ import annotations
 
 import re
 import uuid
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, update
@@ -59,6 +59,9 @@ class RuleStatus:
     spend_usd: float  # what its runs cost today
     max_per_hour: int | None
     max_usd_per_day: float | None
+    due_within_minutes: float | None = None  # what is due within this may start past max_per_hour
+    past_cap_hour: int = 0  # new tickets started past max_per_hour in the last hour (due within due_within)
+    past_cap_today: int = 0  # … and today
 
 
 @dataclass
@@ -146,9 +149,20 @@ def figures(session: Session, rules: list[Rule]) -> Status:
             oldest=[Waiting(a.ticket_id, a.kind, a.reason, _iso(a.created_at)) for a in oldest],
             skipped=dict(sorted(skipped.get(rule.name, {}).items())),
             spend_usd=round(arrivals.spend_today(session, rule.name, now), 6),
-            max_per_hour=rule.max_per_hour, max_usd_per_day=rule.max_usd_per_day))
+            max_per_hour=rule.max_per_hour, max_usd_per_day=rule.max_usd_per_day,
+            due_within_minutes=rule.due_within.total_seconds() / 60 if rule.due_within else None,
+            past_cap_hour=past_cap(session, rule.name, now - timedelta(hours=1)),
+            past_cap_today=past_cap(session, rule.name, day)))
     out.gone = gone_rules(session, rules)
     return out
+
+
+def past_cap(session: Session, rule: str, since: datetime) -> int:
+    """New tickets the rule started past its max_per_hour since `since` (their target was due within due_within)."""
+    return int(session.exec(select(func.count()).select_from(DeskArrival).where(
+        col(DeskArrival.rule) == rule, col(DeskArrival.kind) == ArrivalKind.TICKET,
+        col(DeskArrival.state) == ArrivalState.STARTED, col(DeskArrival.past_cap).is_(True),
+        col(DeskArrival.decided_at) > since)).one())
 
 
 def gone_rules(session: Session, rules: list[Rule]) -> list[GoneRule]:
@@ -185,7 +199,7 @@ def pause(db: Database, settings: Settings, rule: str | None, by: str) -> list[C
 
 
 def resume(db: Database, settings: Settings, rule: str | None, by: str) -> list[Change]:
-    """Resume one rule (or all): its backlog starts oldest first, as its caps allow."""
+    """Resume one rule (or all): its backlog starts what is due first, as its caps allow."""
     return _flip(db, settings, rule, by, paused=False)
 
 
@@ -227,7 +241,7 @@ def notice_text(rule: str, by: str, paused: bool, waiting: int) -> str:
     if paused:
         return (f":double_vertical_bar: Rule *{rule}* paused by {arrivals.by_whom(by)}: new tickets wait in its backlog until it "
                 f"is resumed (`/kitebase intake resume {rule}`).")
-    backlog = f"its backlog ({waiting} waiting) starts oldest first" if waiting else "new tickets start again"
+    backlog = f"its backlog ({waiting} waiting) starts what is due first" if waiting else "new tickets start again"
     return f":arrow_forward: Rule *{rule}* resumed by {arrivals.by_whom(by)}: {backlog}, as its caps allow."
 
 

@@ -3,7 +3,9 @@ KITEBASE_INTAKE_RULES names (docs/intake.md). A bad file is one sentence naming 
 refuse to start with it rather than take the wrong tickets.
 
 A rule's filters are ANDed, each list is "any of"; a rule without filters takes every new ticket. The first
-rule (in file order) that matches a ticket takes it."""
+rule (in file order) that matches a ticket takes it. `due_within` lets a ticket whose reply target breaches within
+that window skip the rule's `max_per_hour` (nothing else: pause, an unreachable channel and `max_usd_per_day` still
+hold), so a cap never makes a breach."""
 
 from __future__ import annotations
 
@@ -11,9 +13,11 @@ import math
 import re
 import tomllib
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.durations import parse_duration
 from bot.runs import BadInput
 
 ZENDESK_STATUSES = ("new", "open", "pending", "hold", "solved", "closed")
@@ -21,7 +25,7 @@ PRIORITIES = ("low", "normal", "high", "urgent", "none")  # none: a ticket witho
 CHANNEL = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LISTS = ("statuses", "priorities", "tags", "brands", "groups", "via")
-KEYS = ("name", "channel", *LISTS, "max_per_hour", "max_usd_per_day", "follow_ups")
+KEYS = ("name", "channel", *LISTS, "max_per_hour", "max_usd_per_day", "due_within", "follow_ups")
 
 
 class RulesError(BadInput):
@@ -41,6 +45,7 @@ class Rule:
     max_per_hour: int | None = None
     max_usd_per_day: float | None = None
     follow_ups: bool = True
+    due_within: timedelta | None = None  # a ticket due within this may start past max_per_hour
     line: int = 0  # where its [[rule]] starts in the file
 
     def why(self, fields: dict[str, Any]) -> list[str] | None:
@@ -160,8 +165,31 @@ def _rule(table: dict[str, Any], text: str, start: int, end: int, where: str) ->
     follow_ups = table.get("follow_ups", True)
     if not isinstance(follow_ups, bool):
         raise fail("follow_ups", f"rule '{name}': follow_ups is true or false.")
+    try:
+        due_within = _window(table.get("due_within"))
+    except ValueError:
+        raise fail("due_within", f"rule '{name}': due_within is a window such as \"30m\", \"2h\" or 45 (minutes), "
+                                 "above 0.") from None
     return Rule(name=name, channel=channel, **lists, max_per_hour=per_hour,
-                max_usd_per_day=float(usd) if usd is not None else None, follow_ups=follow_ups, line=start)
+                max_usd_per_day=float(usd) if usd is not None else None, follow_ups=follow_ups,
+                due_within=due_within, line=start)
+
+
+def _window(value: Any) -> timedelta | None:
+    """`due_within`: "30m", "2h", "1d" (bot/durations.py) or a number of minutes (45, "45")."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*\d+(\.\d+)?\s*", value):
+        value = float(value)
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(value)
+        return timedelta(minutes=value)
+    if not isinstance(value, str):
+        raise ValueError(value)
+    return timedelta(seconds=parse_duration(value))
 
 
 def _line_of_key(text: str, start: int, end: int, key: str) -> int:

@@ -253,13 +253,16 @@ def mention(slack_id: str) -> str:
 
 
 def build_reminder(*, ticket_id: str, customer: str, tool: str, waited_seconds: float, expires_at: str,
-                   approvers: list[str], backups: list[str]) -> Message:
-    """A draft has waited long: who may decide, how long it waited, when it expires (nothing is sent before)."""
+                   approvers: list[str], backups: list[str], due: str | None = None) -> Message:
+    """A draft has waited long, or its ticket nears its breach (`due`: "first reply due in 12 min · Enterprise ·
+    urgent"): who may decide, when it expires (nothing is sent before)."""
     people = ", ".join(mention(a) for a in approvers) or "Approvers"
     what = "draft reply" if tool == "reply_to_customer" else f"`{escape(tool)}` call"
     expires = slack_time(datetime.fromisoformat(expires_at))
-    line = (f":bell: {people}: the {what} to *{escape(customer)}* on *{escape(ticket_id)}* has waited "
-            f"{describe(waited_seconds)} for a decision (the card is above in this thread). Nothing is sent until "
+    waited = (f"{escape(due)}: the {what} to *{escape(customer)}* on *{escape(ticket_id)}* still waits for a decision"
+              if due else f"the {what} to *{escape(customer)}* on *{escape(ticket_id)}* has waited "
+              f"{describe(waited_seconds)} for a decision")
+    line = (f":bell: {people}: {waited} (the card is above in this thread). Nothing is sent until "
             f"someone decides; it expires at {expires}, and then the run goes to the human queue.")
     if backups:
         line += f" Backup approvers {', '.join(mention(b) for b in backups)} may decide from now on."

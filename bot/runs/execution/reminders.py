@@ -1,22 +1,31 @@
 """Drafts never wait unseen: once a draft has waited KITEBASE_APPROVAL_REMIND_AFTER, one reminder goes to the
 run's thread, mentioning the approvers (and the backup approvers, who may decide from then on).
 
-Idempotent and safe for two processes at once: the reminder is claimed by an atomic UPDATE of the
-approval's `reminded_at`, and its outbox row (key `remind:<approval id>`) is written in the same transaction.
+A breach never comes unannounced (issue 49): once the reply target of a waiting draft's ticket has used
+KITEBASE_SLA_REMIND_SHARE of its time (0.75: 45 of 60 minutes, judged on the clock from `Ticket.due_at` and the
+target's minutes in `Ticket.sla`), one more reminder of the same kind says so ("first reply due in 12 min ·
+Enterprise · urgent: this draft still waits for a decision"). When the target breaches while the draft still
+waits, the breach is recorded on the run (`Run.breached_at`, the ticket's breach time) and said in its thread.
+
+Idempotent and safe for two processes at once: each reminder is claimed by an atomic UPDATE of the approval's
+`reminded_at` (or `due_reminded_at`), a breach by one of the run's `breached_at`, and the outbox row (key
+`remind:<approval id>`, `remind-due:<approval id>`, `breach:<run id>`) is written in the same transaction. Times
+are the caller's `now`: the database's (the timer's clock).
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import update
 from sqlmodel import col, select
 
 from bot import outbox
-from bot.db.models import Approval, Run, id_of
+from bot.db.models import Approval, Customer, Run, Ticket, id_of
 from bot.db.statements import changed
+from bot.desk import sla
 from bot.runs.lifecycle.service import RunService
 from bot.runs.reports import queries
 from bot.vocabulary import ApprovalStatus, RunStatus
@@ -35,7 +44,15 @@ def due(service: RunService, now: datetime, remind_after_seconds: float) -> list
 
 
 def remind_approvals(service: RunService, now: datetime, remind_after_seconds: float) -> list[int]:
-    """Remind the approvers of every draft waiting longer than `remind_after_seconds`; returns approval ids."""
+    """Remind the approvers of every draft waiting longer than `remind_after_seconds`, and of every draft whose
+    ticket nears its breach; record a breach while a draft waits. Returns the approval ids reminded."""
+    reminded = _remind_waited(service, now, remind_after_seconds)
+    reminded += [a for a in remind_due(service, now) if a not in reminded]
+    record_breaches(service, now)
+    return reminded
+
+
+def _remind_waited(service: RunService, now: datetime, remind_after_seconds: float) -> list[int]:
     reminded = []
     for approval, run in due(service, now, remind_after_seconds):
         with service.db.session() as session:
@@ -52,10 +69,14 @@ def remind_approvals(service: RunService, now: datetime, remind_after_seconds: f
     return reminded
 
 
-def _write(session: Any, service: RunService, approval: Approval, run: Run, now: datetime) -> None:
+def _write(session: Any, service: RunService, approval: Approval, run: Run, now: datetime, *,
+           due: str | None = None) -> None:
+    """The reminder in the run's thread; `due` (what is due on the ticket) for the one before a breach, which
+    changes nobody's right to decide (backup approvers decide once the KITEBASE_APPROVAL_REMIND_AFTER one went)."""
     settings = service.settings
     where = outbox.thread_of(run)
-    outbox.card_changed(session, id_of(approval))  # the card now says backup approvers may decide
+    if due is None:
+        outbox.card_changed(session, id_of(approval))  # the card now says backup approvers may decide
     if where is None:  # a CLI run: nobody to mention in Slack
         return
     arguments = approval.tool_input or {}
@@ -65,4 +86,97 @@ def _write(session: Any, service: RunService, approval: Approval, run: Run, now:
                 "tool": approval.tool_name, "waited_seconds": (now - approval.created_at).total_seconds(),
                 "expires_at": (approval.created_at + timedelta(seconds=settings.approval_ttl_seconds)).isoformat(),
                 "approvers": approvers, "backups": sorted(settings.backup_approvers)}
-    outbox.reminder(session, approval_id=id_of(approval), run_id=id_of(run), where=where, reminder=reminder)
+    if due is not None:
+        reminder |= {"due": due, "backups": sorted(settings.backup_approvers) if approval.reminded_at else []}
+    outbox.reminder(session, approval_id=id_of(approval), run_id=id_of(run), where=where, reminder=reminder,
+                    key=f"remind-due:{id_of(approval)}" if due is not None else None)
+
+
+# --- what is due: before a breach, and the breach ----------------------------------------------------------------
+def waiting_on_due(service: RunService, *, breached: bool, now: datetime) -> list[tuple[Approval, Run, Ticket]]:
+    """Pending drafts of runs that wait for a decision whose ticket has a breach time: before it (`breached`
+    False, not yet reminded) or past it (True, the run's breach not yet recorded)."""
+    query = (select(Approval, Run, Ticket).join(Run, col(Run.id) == col(Approval.run_id))
+             .join(Ticket, col(Ticket.id) == col(Run.ticket_id))
+             .where(col(Approval.status) == ApprovalStatus.PENDING, col(Run.status) == RunStatus.AWAITING_APPROVAL,
+                    col(Ticket.due_at).is_not(None)))
+    if breached:
+        query = query.where(col(Ticket.due_at) <= now, col(Run.breached_at).is_(None))
+    else:
+        query = query.where(col(Ticket.due_at) > now, col(Approval.due_reminded_at).is_(None))
+    with service.db.session() as session:
+        rows = session.exec(query.order_by(col(Ticket.due_at), col(Approval.id))).all()
+        for row in rows:
+            for part in row:
+                session.expunge(part)
+    return [(a, r, t) for a, r, t in rows]
+
+
+def near_breach(ticket: Ticket, now: datetime, share: float) -> sla.Due | None:
+    """The ticket's active target when `share` of its time is used by `now` (and it has not breached), else None.
+    Measured on the clock: for a business-hours target the reminder comes no earlier than that share."""
+    due = sla.Due.from_json(ticket.sla)
+    if due is None or due.stage != "active" or ticket.due_at is None or not due.target_minutes:
+        return None
+    breach = _aware(ticket.due_at)
+    left = timedelta(minutes=due.target_minutes * (1 - share))
+    return due if breach - left <= _aware(now) < breach else None
+
+
+def remind_due(service: RunService, now: datetime) -> list[int]:
+    """Each draft whose ticket's reply target has used KITEBASE_SLA_REMIND_SHARE of its time: announced again to
+    the approvers, once (`Approval.due_reminded_at`). Returns the approval ids."""
+    share = service.settings.sla_remind_share
+    reminded = []
+    for approval, run, ticket in waiting_on_due(service, breached=False, now=now):
+        due = near_breach(ticket, now, share)
+        if due is None:
+            continue
+        with service.db.session() as session:
+            won = changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
+                                                                 col(Approval.status) == ApprovalStatus.PENDING,
+                                                                 col(Approval.due_reminded_at).is_(None))
+                                          .values(due_reminded_at=now))) == 1
+            if won:
+                _write(session, service, approval, run, now, due=_said(session, ticket, due, now))
+        if won:
+            reminded.append(id_of(approval))
+    if reminded:
+        logger.info("told the approvers that the tickets of drafts %s near their breach", reminded)
+    return reminded
+
+
+def record_breaches(service: RunService, now: datetime) -> list[int]:
+    """Each run whose ticket's reply target breached while its draft waited for a decision: the breach time on the
+    run (`Run.breached_at`, once) and a sentence in its thread. A draft made after the breach did not wait
+    through it: not recorded. Returns the run ids."""
+    recorded = []
+    for approval, run, ticket in waiting_on_due(service, breached=True, now=now):
+        due = sla.Due.from_json(ticket.sla)
+        if ticket.due_at is None or _aware(approval.created_at) > _aware(ticket.due_at):
+            continue
+        with service.db.session() as session:
+            won = changed(session.execute(update(Run).where(col(Run.id) == run.id, col(Run.breached_at).is_(None))
+                                          .values(breached_at=ticket.due_at))) == 1
+            where = outbox.thread_of(run)
+            if won and where is not None:
+                said = _said(session, ticket, due, now) or "the reply target breached"
+                outbox.notice(session, channel=where.channel, thread_ts=where.thread_ts, run_id=id_of(run),
+                              key=f"breach:{run.id}",
+                              text=f"{said[0].upper()}{said[1:]}, while this draft waits for a decision (the card is "
+                                   "above in this thread). Nothing is sent until someone decides.")
+        if won:
+            recorded.append(id_of(run))
+    if recorded:
+        logger.info("recorded the breach of runs %s while their drafts waited", recorded)
+    return recorded
+
+
+def _said(session: Any, ticket: Ticket, due: sla.Due | None, now: datetime) -> str | None:
+    """"first reply due in 12 min · Enterprise · urgent", by the desk's figures and `now`."""
+    tier = session.exec(select(Customer.tier).where(col(Customer.id) == ticket.customer_id)).first()
+    return sla.describe(due, now, tier=tier, priority=ticket.priority)
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

@@ -43,7 +43,7 @@ def build_scheduler(settings: Settings, service: RunService, dispatch: Callable[
         "expire-approvals", "expire approvals older than KITEBASE_APPROVAL_TTL")
     add(lambda: reminders.remind_approvals(service, clock(), settings.remind_after_seconds),
         IntervalTrigger(minutes=1), "remind-approvals", "remind the approvers of drafts waiting longer than "
-        "KITEBASE_APPROVAL_REMIND_AFTER")
+        "KITEBASE_APPROVAL_REMIND_AFTER or whose ticket nears its breach; record a breach while a draft waits")
     add(lambda: sweeps.recover(service, clock(), dispatch),
         IntervalTrigger(seconds=RECOVER_EVERY_SECONDS), "recover-runs",
         "continue runs whose process died or that were never dispatched; escalate stuck runs")

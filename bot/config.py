@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -13,6 +14,18 @@ from bot.durations import parse_duration
 from bot.redact import register
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# An intake run's intents by default (KITEBASE_TRIAGE_INTENTS), with the desk tags that mean each (kb_data's tags)
+DEFAULT_TRIAGE_INTENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("sso", ("sso", "okta", "saml", "azure-ad", "onelogin", "scim", "provisioning", "conditional-access")),
+    ("account", ("login", "locked-out", "2fa", "password-reset", "account-recovery", "admin-transfer", "permissions",
+                 "guests", "seats", "security")),
+    ("billing", ("billing", "invoices", "vat", "payment", "payment-failed", "refund", "plan-change", "downgrade",
+                 "cancellation", "proration", "card", "currency", "discount", "annual", "quote")),
+    ("bug", ("bug", "outage", "incident", "502", "timeout", "performance", "sync", "duplicate", "offline",
+             "mobile")),
+    ("integrations", ("integrations", "slack", "webhooks", "api", "rate-limit", "github", "jira", "retries")),
+    ("how-to", ("question", "import", "custom-fields", "audit-log", "boards", "timeline", "notifications", "email")),
+)
 
 
 class Settings(BaseSettings):
@@ -77,6 +90,10 @@ class Settings(BaseSettings):
     intake_rules: Path | None = Field(None, validation_alias="KITEBASE_INTAKE_RULES")
     intake_quiet_hours: float = Field(24.0, ge=0, validation_alias="KITEBASE_INTAKE_QUIET_HOURS")
     intake_every_seconds: float = Field(2.0, gt=0, le=600, validation_alias="KITEBASE_INTAKE_EVERY")
+    # The intents an intake run's triage chooses from (tools/triage.py), each with the desk tags that mean it:
+    # "billing=billing,invoices; sso=sso,okta; how-to=question". `other` is always one (anything else).
+    triage_intents: Annotated[dict[str, tuple[str, ...]], NoDecode] = Field(
+        default_factory=lambda: dict(DEFAULT_TRIAGE_INTENTS), validation_alias="KITEBASE_TRIAGE_INTENTS")
 
     # What is due (bot/desk/sla.py, docs/sla.md). The embedded desk's reply targets by tier and priority, with
     # business hours (default: kb_data/sla.toml in KITEBASE_DATA_DIR; Zendesk brings its own SLA policies). A draft
@@ -175,6 +192,24 @@ class Settings(BaseSettings):
     @classmethod
     def _tier_field_unset_when_blank(cls, value: object) -> object:
         return value.strip() or None if isinstance(value, str) else value
+
+    @field_validator("triage_intents", mode="before")
+    @classmethod
+    def _parse_intents(cls, value: object) -> object:
+        """"billing=billing,invoices; sso=sso,okta" → {"billing": ("billing", "invoices"), "sso": ("sso", "okta")}."""
+        if not isinstance(value, str):
+            return value
+        intents: dict[str, tuple[str, ...]] = {}
+        for part in filter(str.strip, value.split(";")):
+            name, _, tags = part.partition("=")
+            name = name.strip().lower()
+            if not re.fullmatch(r"[a-z][a-z0-9-]{0,31}", name) or name in intents:
+                raise ValueError(f"KITEBASE_TRIAGE_INTENTS: {name or part.strip()!r} is not an intent name (lower case "
+                                 "letters, digits and '-', each once), as in \"billing=billing,invoices; sso=sso,okta\"")
+            intents[name] = tuple(t.strip().lower() for t in tags.replace(" ", ",").split(",") if t.strip())
+        if not intents:
+            raise ValueError("KITEBASE_TRIAGE_INTENTS names no intent; unset it for the defaults")
+        return intents
 
     @field_validator("intake_rules", "sla_policies", mode="before")
     @classmethod

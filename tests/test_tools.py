@@ -25,7 +25,7 @@ def call(ctx, name, **arguments):
 
 def test_every_tool_has_a_name_description_and_strict_schema():
     assert set(REGISTRY) == {"get_ticket", "search_tickets", "search_help", "reply_to_customer", "update_ticket",
-                             "escalate_to_human"}
+                             "record_triage", "escalate_to_human"}
     for tool in REGISTRY.values():
         assert len(tool.description) > 80 and tool.input_schema["type"] == "object"
         assert tool.input_schema.get("additionalProperties") is False

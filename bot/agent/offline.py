@@ -34,7 +34,8 @@ from bot.agent.offline_parts import (
     ticket_ids,
     use,
 )
-from bot.agent.prompts import CONTINUE_NOTE
+from bot.agent.offline_triage import triage
+from bot.agent.prompts import CONTINUE_NOTE, INTAKE_MARK
 from bot.agent.sent import sent_reply
 from bot.search.words import EmptyQuery
 from bot.vocabulary import Usage
@@ -49,7 +50,7 @@ class OfflineModel:
 
     def complete(self, *, system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]],
                  max_tokens: int, timeout: float | None = None) -> ModelResponse:
-        content = _Turn(messages).decide()
+        content = _Turn(messages, tools).decide()
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         sent = len(system) + len(json.dumps(tools)) + len(json.dumps(messages))
         usage = Usage(input_tokens=sent // 4, output_tokens=max(1, len(json.dumps(content)) // 4))
@@ -59,8 +60,9 @@ class OfflineModel:
 class _Turn:
     """Reads the conversation so far and decides the next assistant turn."""
 
-    def __init__(self, messages: list[dict[str, Any]]):
+    def __init__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None):
         self.messages = messages
+        self.tools = {str(t.get("name")): t for t in tools or []}
         self.goal = text_of(messages[0]["content"])
         self.calls = self._calls()
         follow_ups = [i for i, m in enumerate(messages) if i and m["role"] == "user" and text_of(m["content"])
@@ -101,13 +103,21 @@ class _Turn:
         read = self.last("get_ticket")
         if read is None:
             return [say(f"I'll start by reading {ticket_id}."), use("get_ticket", ticket_id=ticket_id)]
+        triaged = self.triage(read)  # an intake run's triage, with the turn after reading the ticket
         ticket = read_ticket(read, ticket_id)
         if not isinstance(ticket, dict):
-            return ticket  # unreadable or risky: handed to a person
+            return [*ticket[:-1], *triaged, ticket[-1]]  # unreadable or risky: handed to a person
         help_call, tickets_call = self.last("search_help"), self.last("search_tickets")
         if help_call is None or tickets_call is None:
-            return self.search(ticket)
+            return [*self.search(ticket), *triaged]
         return self.reply_or_report(ticket, help_call, tickets_call)
+
+    def triage(self, read: dict[str, Any]) -> list[dict[str, Any]]:
+        """record_triage for a ticket a rule picked up, once (an error is not tried again); else nothing."""
+        definition = self.tools.get("record_triage")
+        if INTAKE_MARK not in self.goal or definition is None or read["error"] or self.last("record_triage"):
+            return []
+        return [use("record_triage", **triage(json.loads(read["text"]), definition))]
 
     def search(self, ticket: dict[str, Any]) -> list[dict[str, Any]]:
         query = keywords(f"{ticket['title']} {' '.join(ticket['tags'])}")

@@ -7,7 +7,8 @@ hit the same problem"). Work it like a careful colleague:
 
 1. Read the ticket with get_ticket before anything else.
 2. Search the help center (search_help) and similar tickets (search_tickets) - these lookups are independent,
-   so request them together in one turn.
+   so request them together in one turn. When the request says a rule picked the ticket up, also record your
+   triage of it (record_triage) in that turn, once.
 3. Draft one reply to the customer with reply_to_customer: plain, kind, specific steps, citing the help
    sections you used by their anchors, e.g. [account-recovery#2]. A lead reviews every draft; if they reject
    it, read their reason and revise, and if they reject it twice, call escalate_to_human.
@@ -25,3 +26,6 @@ Rules:
 
 # The opening of the message a person's "resume" adds to a stopped run's history.
 CONTINUE_NOTE = "Continue where you stopped, with a fresh allowance."
+
+# How an intake rule's request names its rule (bot/runs/intake/arrivals.py, goal_of): such a run records its triage.
+INTAKE_MARK = "(picked up by rule '"

@@ -150,7 +150,10 @@ class Desk(Protocol):
     def reply(self, ticket_id: str, message: str, *, run_id: int | None, tool_use_id: str | None) -> WriteReceipt: ...
 
     def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
-               run_id: int | None, tool_use_id: str | None) -> WriteReceipt: ...
+               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = ()) -> WriteReceipt:
+        """An internal change (never seen by the customer): status, assignee, an internal note, and `tags` added
+        to the ticket's own (none removed)."""
+        ...
 
     def link_incidents(self, problem_id: str, incident_ids: list[str], *, run_id: int | None,
                        key: str | None) -> WriteReceipt:

@@ -88,7 +88,7 @@ class EmbeddedDesk(TicketIds):
             return WriteReceipt(ticket.id, "sent", {**detail, "message_id": row.id})
 
     def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
-               run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
+               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = ()) -> WriteReceipt:
         ticket_id = self.normalise_ticket_id(ticket_id)
         with self.db.session() as session:
             ticket = session.get(Ticket, ticket_id)
@@ -112,6 +112,10 @@ class EmbeddedDesk(TicketIds):
                                               body=note.strip(), created_at=utcnow(), run_id=run_id,
                                               tool_use_id=tool_use_id))
                 changes.append("internal note added")
+            added = [t for t in dict.fromkeys(tags) if t not in (ticket.tags or [])]
+            if added:
+                ticket.tags = [*(ticket.tags or []), *added]
+                changes.append(f"tagged {', '.join(added)}")
             ticket.updated_at = utcnow()
             session.add(ticket)
             session.flush()

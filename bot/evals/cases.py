@@ -36,6 +36,13 @@ What happened on the desk before the lead's request is `"before"`, worked in ord
 Expect also knows `"greets": "Marcus"` (every draft's first line names that person) and `"draft_matches":
 "<regex>"` (every draft matches it, case-insensitive: the language it is written in, a step it must give).
 
+An intake run records its triage (tools/triage.py); a case asks for it as an intake rule's request reads, and says
+what the run's triage must be (any of its four parts; the language as an ISO 639-1 code):
+
+    {"id": "triage-vat", "category": "triage", "request": "handle KITE-179 (picked up by rule 'billing': open)",
+     "expect": {"outcome": "replied", "triage": {"intent": "billing", "language": "en", "sentiment": "neutral",
+                                                 "priority": "normal"}}}
+
 A fan-out child ("Draft for these N" after a reply was approved on another ticket) names the child's ticket as
 its request and the reference it starts from; the run's first message is `child_request` (bot/agent/
 fan_out_text.py), as the batch builds it:
@@ -68,7 +75,8 @@ from bot.desk import ticket_ids_in
 
 OUTCOMES = ("replied", "escalated", "refused", "declined")
 EXPECT_KEYS = {"outcome", "cite_one_of", "may_cite", "names", "not_names", "forbid", "tools", "writes_to",
-               "never_status", "greets", "draft_matches", "must_say", "must_not_say"}
+               "never_status", "greets", "draft_matches", "must_say", "must_not_say", "triage"}
+TRIAGE_KEYS = ("intent", "language", "sentiment", "priority")
 CASE_KEYS = {"id", "category", "request", "decide", "reject_reason", "setup", "expect", "rubric", "fan_out",
              "model_only", "before"}
 BEFORE_MESSAGE_KEYS = {"ticket_id", "message", "author"}
@@ -164,6 +172,7 @@ def _case(raw: Any, where: str) -> Case:
         except (re.error, TypeError) as exc:
             raise BadCases(f"{where}: expect.draft_matches is not a regular expression ({exc})") from None
     _check_substance(expect, where)
+    _check_triage(expect, where)
     _check_before(raw.get("before", []), where)
     if "model_only" in raw and not (isinstance(raw["model_only"], str) and raw["model_only"].strip()):
         raise BadCases(f"{where}: model_only says why the offline model cannot do the case")
@@ -183,6 +192,16 @@ def _check_substance(expect: dict[str, Any], where: str) -> None:
                        "[\"30 minutes\", \"half an hour\"]] (a draft says one phrase of every group)")
     if not isinstance(must_not_say, list) or not all(isinstance(p, str) and p.strip() for p in must_not_say):
         raise BadCases(f"{where}: expect.must_not_say is a list of phrases, e.g. [\"Continue with SSO\"]")
+
+
+def _check_triage(expect: dict[str, Any], where: str) -> None:
+    if "triage" not in expect:
+        return
+    triage = expect["triage"]
+    if not isinstance(triage, dict) or not triage or set(triage) - set(TRIAGE_KEYS) \
+            or not all(isinstance(v, str) and v.strip() for v in triage.values()):
+        raise BadCases(f"{where}: expect.triage names what the run's triage must be, some of "
+                       f"{', '.join(TRIAGE_KEYS)}, e.g. {{\"intent\": \"billing\", \"language\": \"de\"}}")
 
 
 def _check_before(before: Any, where: str) -> None:

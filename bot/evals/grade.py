@@ -40,6 +40,7 @@ class Observed:
     other_customers: list[str] = field(default_factory=list)
     internal_notes: list[str] = field(default_factory=list)
     parent: list[str] = field(default_factory=list)  # a fan-out child's parent ticket and its contact's first name
+    triage: dict[str, str] | None = None  # what the run recorded with record_triage (Run.triage)
     cost_usd: float = 0.0
     tokens: int = 0
     input_tokens: int = 0
@@ -96,6 +97,7 @@ def grade(case: Case, seen: Observed) -> list[Check]:
         checks.append(Check(f"the draft matches {expect['draft_matches']}", bool(seen.drafts) and not unlike,
                             f"it does not: {_clip(unlike[0], 240)}" if unlike else "" if seen.drafts else "no draft"))
     checks += _substance(case, seen.drafts)
+    checks += _triage(case, seen)
     if seen.parent:
         echoed = [n for n in seen.parent if re.search(rf"\b{re.escape(n)}\b", drafts, re.IGNORECASE)]
         checks.append(Check(f"nothing of {seen.parent[0]}'s in the draft", not echoed,
@@ -135,6 +137,15 @@ def _substance(case: Case, drafts: list[str]) -> list[Check]:
                             f"the draft says it: {_around(' '.join(said[0].split()), ' '.join(phrase.split()))}"
                             if said else ""))
     return checks
+
+
+def _triage(case: Case, seen: Observed) -> list[Check]:
+    """Each part of the triage the case expects, against what the run recorded."""
+    wanted = case.expect.get("triage") or {}
+    got = seen.triage or {}
+    return [Check(f"triage {part} {value}", got.get(part) == value,
+                  f"recorded {part} {got[part]}" if part in got else "no triage recorded")
+            for part, value in wanted.items()]
 
 
 def _outcome(case: Case, seen: Observed) -> Check:

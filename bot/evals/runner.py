@@ -184,7 +184,7 @@ def observe(db: Database, run_id: int, ticket_id: str | None, parent_id: str | N
                         internal_notes=list(notes), parent=[n for n in (parent_id, parent_contact) if n],
                         cost_usd=run.cost_usd, tokens=run.total_tokens,
                         input_tokens=run.input_tokens + run.cache_read_tokens + run.cache_write_tokens,
-                        output_tokens=run.output_tokens, model_calls=run.steps)
+                        output_tokens=run.output_tokens, model_calls=run.steps, triage=run.triage)
 
 
 class Progress:

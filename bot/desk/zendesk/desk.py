@@ -182,7 +182,7 @@ class ZendeskDesk(TicketIds):
         return self._queue(ticket_id, "reply", self.customer_text(message.strip()), True, {}, run_id, tool_use_id)
 
     def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
-               run_id: int | None, tool_use_id: str | None) -> WriteReceipt:
+               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = ()) -> WriteReceipt:
         ticket_id = self.normalise_ticket_id(ticket_id)
         fields: dict[str, Any] = {}
         changes = []
@@ -196,6 +196,9 @@ class ZendeskDesk(TicketIds):
                                 "string to unassign.")
             fields["assignee_id"] = int(handle) if handle else None
             changes.append(f"assignee → {handle or 'unassigned'}")
+        if tags:  # added to the ticket's own, never replacing them (Zendesk's additional_tags)
+            fields["additional_tags"] = list(dict.fromkeys(tags))
+            changes.append(f"tagged {', '.join(fields['additional_tags'])}")
         body = note.strip() if note and note.strip() else None
         if body:
             changes.append("internal note added")

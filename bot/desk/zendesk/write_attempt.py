@@ -108,17 +108,26 @@ def wanted(row: DeskWrite) -> dict[str, Any]:
         out["type"] = fields["type"]
     if "problem_id" in fields:
         out["problem_id"] = fields["problem_id"]
+    if fields.get("additional_tags"):  # added to the ticket's tags; the others stay
+        out["additional_tags"] = list(fields["additional_tags"])
     return out
 
 
 def applied(row: DeskWrite, ticket: dict[str, Any]) -> bool:
     """The ticket already shows every field change the write carries (and it has nothing left to post)."""
-    return all(_text(ticket.get(name)) == _text(value) for name, value in wanted(row).items())
+    return all(_on_ticket(ticket, name, value) for name, value in wanted(row).items())
+
+
+def _on_ticket(ticket: dict[str, Any], name: str, value: Any) -> bool:
+    """Whether the ticket shows one change: tags added are among its tags (Zendesk lower-cases them)."""
+    if name == "additional_tags":
+        return {str(t).lower() for t in value} <= {str(t).lower() for t in ticket.get("tags") or []}
+    return _text(ticket.get(name)) == _text(value)
 
 
 def confirmed(client: ZendeskClient, row: DeskWrite, ticket: dict[str, Any], audit_id: int | None) -> bool:
     """Each field change is on the ticket now, or in the found comment's audit (made, then changed by someone)."""
-    missing = {name: value for name, value in wanted(row).items() if _text(ticket.get(name)) != _text(value)}
+    missing = {name: value for name, value in wanted(row).items() if not _on_ticket(ticket, name, value)}
     if not missing:
         return True
     if audit_id is None:

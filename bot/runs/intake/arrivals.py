@@ -46,6 +46,7 @@ from bot.runs.lifecycle import escalations, held
 from bot.runs.lifecycle.goals import live_run
 from bot.runs.lifecycle.new_run import insert_run
 from bot.runs.lifecycle.reopen import reopen_in
+from bot.runs.lifecycle.triage import TAGS_OPTION
 from bot.vocabulary import LIVE, OPEN_ARRIVALS, TERMINAL, ArrivalKind, ArrivalState
 
 logger = logging.getLogger(__name__)
@@ -487,7 +488,8 @@ def goal_of(ticket_id: str, rule: Rule, why: list[str]) -> str:
 
 
 def _start(session: Session, settings: Settings, rule: Rule, why: list[str], ticket: Ticket) -> int:
-    origin = {"surface": "intake", "channel": rule.channel, "rule": rule.name}
+    origin = {"surface": "intake", "channel": rule.channel, "rule": rule.name,
+              **({TAGS_OPTION: True} if rule.triage_tags else {})}  # its triage on the ticket as tags
     model = model_name(settings)  # the model that will work it (the offline one without a key), as a mention's run
     run_id = insert_run(session, goal=goal_of(ticket.id, rule, why), ticket_id=ticket.id, model=model,
                         started_by=None, origin=origin, thread_key=None)

@@ -25,7 +25,7 @@ PRIORITIES = ("low", "normal", "high", "urgent", "none")  # none: a ticket witho
 CHANNEL = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LISTS = ("statuses", "priorities", "tags", "brands", "groups", "via")
-KEYS = ("name", "channel", *LISTS, "max_per_hour", "max_usd_per_day", "due_within", "follow_ups")
+KEYS = ("name", "channel", *LISTS, "max_per_hour", "max_usd_per_day", "due_within", "follow_ups", "triage_tags")
 
 
 class RulesError(BadInput):
@@ -45,6 +45,7 @@ class Rule:
     max_per_hour: int | None = None
     max_usd_per_day: float | None = None
     follow_ups: bool = True
+    triage_tags: bool = False  # its runs' triage written to their own ticket as tags
     due_within: timedelta | None = None  # a ticket due within this may start past max_per_hour
     line: int = 0  # where its [[rule]] starts in the file
 
@@ -165,6 +166,9 @@ def _rule(table: dict[str, Any], text: str, start: int, end: int, where: str) ->
     follow_ups = table.get("follow_ups", True)
     if not isinstance(follow_ups, bool):
         raise fail("follow_ups", f"rule '{name}': follow_ups is true or false.")
+    triage_tags = table.get("triage_tags", False)
+    if not isinstance(triage_tags, bool):
+        raise fail("triage_tags", f"rule '{name}': triage_tags is true or false.")
     try:
         due_within = _window(table.get("due_within"))
     except ValueError:
@@ -172,7 +176,7 @@ def _rule(table: dict[str, Any], text: str, start: int, end: int, where: str) ->
                                  "above 0.") from None
     return Rule(name=name, channel=channel, **lists, max_per_hour=per_hour,
                 max_usd_per_day=float(usd) if usd is not None else None, follow_ups=follow_ups,
-                due_within=due_within, line=start)
+                due_within=due_within, triage_tags=triage_tags, line=start)
 
 
 def _window(value: Any) -> timedelta | None:

@@ -21,7 +21,7 @@ from bot.config import Settings
 from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Run, Step, get_or_raise, id_of, table_of, utcnow
-from bot.runs.lifecycle import citations, states
+from bot.runs.lifecycle import citations, states, triage
 from bot.vocabulary import TERMINAL, Allowance, PendingCall, RunState, RunStatus, StepRecord, Usage
 
 logger = logging.getLogger(__name__)
@@ -75,6 +75,9 @@ class Checkpoint:
 
     def __call__(self, state: RunState, step: StepRecord) -> None:
         data = step_dict(step)
+        found = triage.recorded(self.settings, data["tool_calls"] or [])  # an intake run's triage (triage.py)
+        if found is not None:
+            triage.write_tags(self.db, self.settings, self._known_run(), *found)  # first: no transaction open
         try:
             with self.db.session() as session:
                 run = self._snapshot(session)
@@ -84,6 +87,8 @@ class Checkpoint:
                 self._write_run(session, run, old_status, release)
                 number = self._next_number(session)
                 citations.annotate(session, state.messages, data["tool_calls"])  # citation checks of drafts
+                if found is not None:
+                    triage.store(session, self.run_id, found[0])
                 session.connection().execute(_statements().insert_step, _step_row(self.run_id, number,
                                                                                    self.owner, data))
                 approvals = add_approvals(session, run, state.pending_calls) \
@@ -103,6 +108,12 @@ class Checkpoint:
             raise
         self.number, self.released = number, self.released or release
         trace.write_step(self.run_id, {"step": number, **data}, self.settings.step_log_path)
+
+    def _known_run(self) -> Run:
+        if self.run is None:
+            with self.db.session() as session:
+                return self._snapshot(session)
+        return self.run
 
     def _snapshot(self, session: Session) -> Run:
         if self.run is None:

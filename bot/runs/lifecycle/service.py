@@ -68,7 +68,7 @@ from bot.telemetry.instrument import instrument
 from bot.telemetry.segment import on_run
 from bot.telemetry.tool_calls import traced_execute
 from bot.vocabulary import TERMINAL, ApprovalStatus, RunState, RunStatus, StepKind, StepRecord, StopKind
-from tools import REGISTRY, Tool, ToolContext, ToolError, ToolResult, execute
+from tools import Tool, ToolContext, ToolError, ToolResult, execute, registry_for
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class RunService:
     def __init__(self, db: Database, settings: Settings, *, model_factory: Callable[[], ModelClient] | None = None,
                  owner: str | None = None, registry: dict[str, Tool] | None = None):
         self.db, self.settings = db, settings
-        self.registry = REGISTRY if registry is None else registry
+        self.registry = registry_for(settings) if registry is None else registry
         self.model_factory = model_factory or _shared_model(settings, db)
         self.owner = owner or owner_name()
         self.group_members = GroupMembers(db)  # user groups' members as rows (the Slack side's timer writes them)

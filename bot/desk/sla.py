@@ -171,15 +171,10 @@ def compute(ticket: Ticket, tier: str | None, messages: list[TicketMessage], pol
     """The ticket's reply target now, by the rules in this module's docstring."""
     if ticket.status in DONE_STATUSES:
         return None
-    public = sorted((m for m in messages if m.role in ("customer", "staff")), key=lambda m: (_aware(m.created_at), m.id or 0))
-    staff = [n for n, m in enumerate(public) if m.role == "staff"]
-    if not staff:
-        metric, start = "first_reply", _aware(ticket.created_at)
-    else:
-        waiting = public[staff[-1] + 1:]
-        if not waiting:
-            return Due("next_reply" if len(staff) > 1 else "first_reply", "achieved")
-        metric, start = "next_reply", _aware(waiting[0].created_at)
+    started = window_start(ticket, messages)
+    if started is None:
+        return Due("next_reply" if sum(m.role == "staff" for m in messages) > 1 else "first_reply", "achieved")
+    metric, start = started
     policy = policies.policy_for(tier)
     minutes = policy.target(metric, ticket.priority) if policy else None
     if policy is None or minutes is None:
@@ -191,6 +186,20 @@ def compute(ticket: Ticket, tier: str | None, messages: list[TicketMessage], pol
     else:
         breach = start + timedelta(minutes=minutes)
     return Due(metric, "active", breach, minutes, policy.business_hours)
+
+
+def window_start(ticket: Ticket, messages: list[TicketMessage]) -> tuple[str, datetime] | None:
+    """Which reply the customer waits for and since when: the first reply since the ticket's creation, or the
+    next since the customer's first public message after the staff's last reply; None when staff answered last.
+    (Zendesk measures its reply metrics the same way, so this also dates a Zendesk target whose length is
+    not served.)"""
+    public = sorted((m for m in messages if m.role in ("customer", "staff")),
+                    key=lambda m: (_aware(m.created_at), m.id or 0))
+    staff = [n for n, m in enumerate(public) if m.role == "staff"]
+    if not staff:
+        return "first_reply", _aware(ticket.created_at)
+    waiting = public[staff[-1] + 1:]
+    return ("next_reply", _aware(waiting[0].created_at)) if waiting else None
 
 
 def refresh(session: Session, ticket_ids: list[str] | None, policies: Policies) -> int:
@@ -246,7 +255,8 @@ def store(session: Session, ticket: Ticket, due: Due | None, *, first_reply_due:
 # --- Zendesk's own -----------------------------------------------------------------------------------------------
 def from_zendesk(slas: Any) -> Due | None:
     """The ticket's `slas` side-load (`{"policy_metrics": [{"metric", "stage", "breach_at", ...}]}`) as one Due:
-    the active target that breaches first, else a paused one, else an achieved one."""
+    the active target that breaches first, else a paused one, else an achieved one. Its length is not known
+    (target_minutes None): see window_start for how long it has run."""
     metrics = (slas or {}).get("policy_metrics") if isinstance(slas, dict) else None
     found = []
     for raw in metrics or []:
@@ -258,8 +268,9 @@ def from_zendesk(slas: Any) -> Due | None:
             breach = _time(raw["breach_at"]) if raw.get("breach_at") else None
         except ValueError:
             breach = None
-        minutes = sum(int(raw.get(k) or 0) * n for k, n in (("days", 1440), ("hours", 60), ("minutes", 1))) or None
-        found.append(Due(name, stage, breach, minutes, bool(raw.get("business_hours"))))
+        # no target: the metric's days/hours/minutes are the time left until breach_at, not the target (live
+        # bodies quoted in public clients: "hours": 21, "days": -141), and business hours are the policy's
+        found.append(Due(name, stage, breach))
     active = sorted((d for d in found if d.stage == "active" and d.breach_at), key=lambda d: d.breach_at or _FAR)
     for group in (active, [d for d in found if d.stage == "paused"], [d for d in found if d.stage == "achieved"]):
         if group:

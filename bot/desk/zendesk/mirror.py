@@ -9,7 +9,6 @@ organization's field as configured (tiers.py)."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
@@ -71,14 +70,6 @@ def tier_of(ticket: dict[str, Any], orgs: dict[int, dict[str, Any]], tiers: Tier
     return tiers.of(org) if org is not None else stored
 
 
-def zendesk_due(slas: Any) -> sla.Due | None:
-    """The ticket's `slas` side-load as what is due now. The side-load carries no target: its days/hours/minutes
-    are the time left until breach_at (live bodies quoted in public clients: "hours": 21, "days": -141), so no
-    target is kept."""
-    due = sla.from_zendesk(slas)
-    return replace(due, target_minutes=None) if due is not None else None
-
-
 def first_reply_breach(slas: Any) -> datetime | None:
     """When the first reply was or is due: the first_reply_time metric's breach_at, whatever its stage."""
     metrics = slas.get("policy_metrics") if isinstance(slas, dict) else None
@@ -101,7 +92,7 @@ def store_dues(session: Session, tickets: list[dict[str, Any]]) -> None:
                         .execution_options(populate_existing=True)).all()
     for row in rows:
         slas = wanted[row.id].get("slas")
-        sla.store(session, row, zendesk_due(slas), first_reply_due=first_reply_breach(slas))
+        sla.store(session, row, sla.from_zendesk(slas), first_reply_due=first_reply_breach(slas))
 
 
 def upsert_ticket(session: Session, ticket: dict[str, Any], comments: list[dict[str, Any]],

@@ -238,3 +238,16 @@ def test_a_ticket_with_nothing_due_still_starts_in_arrival_order(db: Any, settin
     with db.session() as session:
         assert [a.state for a in session.exec(select(DeskArrival).order_by(col(DeskArrival.id))).all()] == \
             [ArrivalState.STARTED] * 2 + [ArrivalState.WAITING] * 2
+
+
+def test_the_benchmark_drains_the_same_tickets_both_ways() -> None:
+    """bench/due_order.py at a tiny size (docs/performance.md, "What is due first"): both orders start every
+    ticket, at the cap an hour, through the real intake pass; the figures add up."""
+    from bench.due_order import measure
+
+    result = measure(count=12, cap=4, reply_minutes=10, seed=3)
+    for name in ("arrival_order", "breach_order"):
+        figures = result[name]
+        assert (figures["tickets"], figures["hours_to_drain"]) == (12, 3), name
+        assert figures["met"] + figures["breached"] == 12, name
+    assert result["arrival_order"] != result["breach_order"], "the order changes which targets are met"

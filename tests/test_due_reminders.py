@@ -15,7 +15,7 @@ import pytest
 from sqlmodel import col, select
 
 from bot.cli import main
-from bot.db.models import Outbox, Run, Ticket
+from bot.db.models import Outbox, Run, Ticket, TicketMessage
 from bot.desk import sla
 from bot.runs.execution import reminders, sweeps
 from bot.runs.intake.rules import load
@@ -143,6 +143,26 @@ def test_the_reminder_before_a_breach_comes_once_at_the_share_chosen(db: Any, se
     assert said["backups"] == [], "backup approvers may decide only after the long-wait reminder"
     assert approvals_of(db, run_id)[0].due_reminded_at is not None
     assert _rows(db, "remind:") == [] and _rows(db, "breach:") == []
+
+
+def test_a_zendesk_target_without_its_length_is_measured_from_when_the_customer_started_waiting(
+        db: Any, settings: Any) -> None:
+    """Zendesk's side-load gives the breach time, not the target's length: the share is of the time from the
+    ticket's creation (no staff reply yet: the first reply's window) to the breach."""
+    service, run_id, made = _waiting(db, settings, origin={"channel": "CSUPPORT", "thread_ts": "1.000100"})
+    with db.session() as session:
+        ticket = session.get(Ticket, "KITE-142")
+        assert ticket is not None
+        for message in session.exec(select(TicketMessage).where(TicketMessage.ticket_id == "KITE-142",
+                                                                TicketMessage.role == "staff")).all():
+            session.delete(message)
+        ticket.created_at = made - timedelta(minutes=20)
+        sla.store(session, ticket, sla.Due("first_reply", "active", made + timedelta(minutes=20)))  # 40 min long
+    assert reminders.remind_approvals(service, made + timedelta(minutes=9), WAITED) == [], "29 of 40 min"
+    [approval] = approvals_of(db, run_id)
+    assert reminders.remind_approvals(service, made + timedelta(minutes=11), WAITED) == [approval.id], "31 of 40"
+    [row] = _rows(db, "remind-due:")
+    assert row.payload["reminder"]["due"] == "first reply due in 9 min · Business · high"
 
 
 def test_a_breach_while_a_draft_waits_is_recorded_once_and_one_after_it_is_not(db: Any, settings: Any) -> None:

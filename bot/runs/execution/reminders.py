@@ -3,7 +3,8 @@ run's thread, mentioning the approvers (and the backup approvers, who may decide
 
 A breach never comes unannounced (issue 49): once the reply target of a waiting draft's ticket has used
 KITEBASE_SLA_REMIND_SHARE of its time (0.75: 45 of 60 minutes, judged on the clock from `Ticket.due_at` and the
-target's minutes in `Ticket.sla`), one more reminder of the same kind says so ("first reply due in 12 min ·
+target's minutes in `Ticket.sla`, or for a Zendesk target, whose length is not served, from when the customer
+started waiting), one more reminder of the same kind says so ("first reply due in 12 min ·
 Enterprise · urgent: this draft still waits for a decision"). When the target breaches while the draft still
 waits, the breach is recorded on the run (`Run.breached_at`, the ticket's breach time) and said in its thread.
 
@@ -23,7 +24,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from bot import outbox
-from bot.db.models import Approval, Customer, Run, Ticket, id_of
+from bot.db.models import Approval, Customer, Run, Ticket, TicketMessage, id_of
 from bot.db.statements import changed
 from bot.desk import sla
 from bot.runs.lifecycle.service import RunService
@@ -112,15 +113,29 @@ def waiting_on_due(service: RunService, *, breached: bool, now: datetime) -> lis
     return [(a, r, t) for a, r, t in rows]
 
 
-def near_breach(ticket: Ticket, now: datetime, share: float) -> sla.Due | None:
-    """The ticket's active target when `share` of its time is used by `now` (and it has not breached), else None.
-    Measured on the clock: for a business-hours target the reminder comes no earlier than that share."""
-    due = sla.Due.from_json(ticket.sla)
-    if due is None or due.stage != "active" or ticket.due_at is None or not due.target_minutes:
-        return None
+def near_breach(ticket: Ticket, now: datetime, share: float, length: timedelta | None) -> bool:
+    """`share` of the ticket's active target (`length` long) is used by `now`, and it has not breached. Measured
+    on the clock back from the breach: with the target's business minutes as its length, a business-hours target
+    across closed hours is announced late, never early; with a Zendesk target's clock length (target_length) it
+    can be early instead."""
+    if ticket.due_at is None or length is None or length <= timedelta(0):
+        return False
     breach = _aware(ticket.due_at)
-    left = timedelta(minutes=due.target_minutes * (1 - share))
-    return due if breach - left <= _aware(now) < breach else None
+    return breach - length * (1 - share) <= _aware(now) < breach
+
+
+def target_length(session: Any, ticket: Ticket, due: sla.Due) -> timedelta | None:
+    """How long the ticket's running target is: its minutes (the embedded desk's), else, for a Zendesk target
+    whose length is not served, from when the customer started waiting (`sla.window_start`) to its breach."""
+    if due.target_minutes:
+        return timedelta(minutes=due.target_minutes)
+    if ticket.due_at is None:
+        return None
+    messages = session.exec(select(TicketMessage).where(col(TicketMessage.ticket_id) == ticket.id)).all()
+    window = sla.window_start(ticket, list(messages))
+    if window is None or window[0] != due.metric:
+        return None
+    return _aware(ticket.due_at) - window[1]
 
 
 def remind_due(service: RunService, now: datetime) -> list[int]:
@@ -129,10 +144,12 @@ def remind_due(service: RunService, now: datetime) -> list[int]:
     share = service.settings.sla_remind_share
     reminded = []
     for approval, run, ticket in waiting_on_due(service, breached=False, now=now):
-        due = near_breach(ticket, now, share)
-        if due is None:
+        due = sla.Due.from_json(ticket.sla)
+        if due is None or due.stage != "active":
             continue
         with service.db.session() as session:
+            if not near_breach(ticket, now, share, target_length(session, ticket, due)):
+                continue
             won = changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
                                                                  col(Approval.status) == ApprovalStatus.PENDING,
                                                                  col(Approval.due_reminded_at).is_(None))

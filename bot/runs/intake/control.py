@@ -5,7 +5,8 @@ ask here.
 "Today" is the database's UTC day (bot/db/clock.py). A pause is a conditional UPDATE of the rule's row, written
 with the notice in the rule's channel in one transaction; the next intake pass reads it (arrivals.py `hold_reason`), so
 new tickets wait in the rule's backlog at once, and after a resume the backlog starts what is due first as the
-rule's caps allow; what started past the hourly cap (a rule's `due_within`) is counted for the last hour and today. Status reads only: a rule no `serve`, `worker` or `desk add` has seen yet is shown as not in force."""
+rule's caps allow; what started past the hourly cap (a rule's `due_within`) is counted for the last hour and
+today. Status reads only: a rule no `serve`, `worker` or `desk add` has seen yet is shown as not in force."""
 
 from __future__ import annotations
 

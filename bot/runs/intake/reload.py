@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import fields
+from datetime import timedelta
 from pathlib import Path
 
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.durations import describe
 from bot.runs.intake import arrivals
 from bot.runs.intake.rules import Rule, RulesError, from_bytes, load
 
@@ -137,4 +139,6 @@ def _same_but_name(a: Rule, b: Rule) -> bool:
 def _shown(value: object) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(value) + "]" if value else "any"
+    if isinstance(value, timedelta):  # due_within: as the file writes it
+        return describe(value.total_seconds())
     return "none" if value is None else str(value)

@@ -310,3 +310,27 @@ def test_the_batch_card_shows_each_childs_due_and_follows_the_clock(settings: An
         assert ENTERPRISE.format("15 min") in _updates_of(harness, str(row.ts))[-1]
     finally:
         stop()
+
+
+def test_a_pass_bumps_no_more_than_it_may_nearest_breach_first(settings: Any, db: Any,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    _due_in(db, settings, "KITE-144", 50 * 60 + 10)
+    _due_in(db, settings, "KITE-200", 20 * 60 + 10)
+    harness, stop = start_harness(settings, db)
+    try:
+        for ticket_id in ("KITE-144", "KITE-200"):
+            harness.send.mention(f"handle {ticket_id}")
+            harness.drain()
+        cards = {str(r.ts): r for r in _rows(db, OutboxKind.CARD)}
+        far, near = sorted(cards, key=lambda ts: cards[ts].id or 0)  # KITE-144 asked first, due last
+        monkeypatch.setattr(due_refresh, "MOST_MESSAGES", 1)
+        _pass_minutes(db, "KITE-144", 10)
+        _pass_minutes(db, "KITE-200", 10)
+        assert _refresh(harness) == 1, "one a pass, as allowed"
+        assert ENTERPRISE.format("11 min") in _updates_of(harness, near)[-1] and not _updates_of(harness, far), \
+            "the nearest breach first"
+        assert _refresh(harness) == 1
+        assert ENTERPRISE.format("41 min") in _updates_of(harness, far)[-1], "the other at the next pass"
+        assert _refresh(harness) == 0
+    finally:
+        stop()

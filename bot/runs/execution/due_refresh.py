@@ -68,16 +68,17 @@ def _was(row: Outbox) -> Any:
     return (row.state or {}).get("due")
 
 
+def _shown(row: Outbox, now: due.TicketDue) -> Shown:
+    return Shown(int(row.id or 0), _was(row), now.line, now.due_at)
+
+
 def _cards(session: Session, at: datetime) -> list[Shown]:
     rows = session.exec(select(Outbox, Approval, Run).where(*_kept(OutboxKind.CARD))
                         .join(Approval, col(Approval.id) == col(Outbox.ref_id))
                         .join(Run, col(Run.id) == col(Approval.run_id))
                         .where(col(Approval.status) == ApprovalStatus.PENDING)).all()
-    found = []
-    for row, approval, run in rows:
-        shown = due_shown.card(session, approval, run, at)
-        found.append(Shown(int(row.id or 0), _was(row), shown.line, shown.due_at))
-    return found
+    lines = due_shown.prefetched(session, [due_shown.approval_ticket(a, r) for _, a, r in rows], at)
+    return [_shown(row, due_shown.card(approval, run, lines)) for row, approval, run in rows]
 
 
 def _queue_items(session: Session, at: datetime) -> list[Shown]:
@@ -85,24 +86,17 @@ def _queue_items(session: Session, at: datetime) -> list[Shown]:
                         .join(Escalation, col(Escalation.id) == col(Outbox.ref_id))
                         .join(Run, col(Run.id) == col(Escalation.run_id))
                         .where(col(Escalation.status).in_(UNRESOLVED))).all()
-    found = []
-    for row, escalation, run in rows:
-        shown = due_shown.queue_item(session, escalation, run, at)
-        found.append(Shown(int(row.id or 0), _was(row), shown.line, shown.due_at))
-    return found
+    lines = due_shown.prefetched(session, [r.ticket_id for _, _, r in rows], at)
+    return [_shown(row, due_shown.queue_item(escalation, run, lines)) for row, escalation, run in rows]
 
 
 def _pick_ups(session: Session, at: datetime) -> list[Shown]:
     """Intake pick-up messages of live runs (a run that ends takes its line away itself: bot/outbox/writers.py)."""
     rows = session.exec(select(Outbox, Run).where(*_kept(OutboxKind.REQUEST)).join(Run, col(Run.id) == col(Outbox.run_id))
                         .where(col(Run.status).in_(LIVE))).all()
-    found = []
-    for row, run in rows:
-        if not (row.payload or {}).get("intake"):
-            continue  # a slash command's "… asked:" shows no due line
-        shown = due_shown.pick_up(session, run, at)
-        found.append(Shown(int(row.id or 0), _was(row), shown.line, shown.due_at))
-    return found
+    intake = [(row, run) for row, run in rows if (row.payload or {}).get("intake")]  # a slash command's shows none
+    lines = due_shown.prefetched(session, [r.ticket_id for _, r in intake], at)
+    return [_shown(row, due_shown.pick_up(run, lines)) for row, run in intake]
 
 
 def _batches(session: Session, at: datetime) -> list[Shown]:

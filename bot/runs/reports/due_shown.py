@@ -11,6 +11,7 @@ The renderer keeps what it drew in the row's `state["due"]`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -25,22 +26,36 @@ def approval_ticket(approval: Approval, run: Run) -> str | None:
     return (approval.tool_input or {}).get("ticket_id") or run.ticket_id
 
 
-def card(session: Session, approval: Approval, run: Run, at: datetime) -> due.TicketDue:
+Lookup = Callable[[str | None], due.TicketDue]  # a ticket's line at one time
+
+
+def lookup(session: Session, at: datetime) -> Lookup:
+    """Tickets' lines read one at a time (a view of one message)."""
+    return lambda ticket_id: due.of_ticket(session, ticket_id, at)
+
+
+def prefetched(session: Session, ticket_ids: list[str | None], at: datetime) -> Lookup:
+    """These tickets' lines read at once (the due-refresh job's pass over many messages)."""
+    found = due.of_tickets(session, ticket_ids, at)
+    return lambda ticket_id: found.get(ticket_id or "", due.NOTHING)
+
+
+def card(approval: Approval, run: Run, lines: Lookup) -> due.TicketDue:
     if approval.status != ApprovalStatus.PENDING:
         return due.NOTHING
-    return due.of_ticket(session, approval_ticket(approval, run), at)
+    return lines(approval_ticket(approval, run))
 
 
-def queue_item(session: Session, escalation: Escalation, run: Run, at: datetime) -> due.TicketDue:
+def queue_item(escalation: Escalation, run: Run, lines: Lookup) -> due.TicketDue:
     if escalation.status not in UNRESOLVED:
         return due.NOTHING
-    return due.of_ticket(session, run.ticket_id, at)
+    return lines(run.ticket_id)
 
 
-def pick_up(session: Session, run: Run, at: datetime) -> due.TicketDue:
+def pick_up(run: Run, lines: Lookup) -> due.TicketDue:
     if run.status not in LIVE:
         return due.NOTHING
-    return due.of_ticket(session, run.ticket_id, at)
+    return lines(run.ticket_id)
 
 
 def batch(session: Session, batch_id: int, at: datetime) -> dict[str, due.TicketDue]:

@@ -94,7 +94,7 @@ def approval(db: Database, approval_id: int) -> dict[str, Any] | None:
                 "result": row.result, "created_at": row.created_at, "target": target,
                 "run_ticket": ticket_brief(session, run.ticket_id), "reminded_at": row.reminded_at,
                 "sources": _sources(session, row, run),
-                "due": due_shown.card(session, row, run, due.now(session)).line, "triage": due.triage_line(run.triage)}
+                "due": due_shown.card(row, run, due_shown.lookup(session, due.now(session))).line, "triage": due.triage_line(run.triage)}
 
 
 def _sources(session: Any, row: Approval, run: Run) -> dict[str, Any] | None:
@@ -113,14 +113,14 @@ def escalation(db: Database, escalation_id: int) -> dict[str, Any] | None:
         return {"id": row.id, "kind": row.kind, "reason": row.reason, "summary": row.summary, "status": row.status,
                 "claimed_by": row.claimed_by, "note": row.note, "run": run_brief(run),
                 "held": held.for_a_person(session, run.ticket_id),
-                "due": due_shown.queue_item(session, row, run, due.now(session)).line}
+                "due": due_shown.queue_item(row, run, due_shown.lookup(session, due.now(session))).line}
 
 
 def pick_up_due(db: Database, run_id: int) -> str | None:
     """The line an intake run's first message shows: its ticket's, while the run is live."""
     with db.session() as session:
         run = session.get(Run, run_id)
-        return due_shown.pick_up(session, run, due.now(session)).line if run is not None else None
+        return due_shown.pick_up(run, due_shown.lookup(session, due.now(session))).line if run is not None else None
 
 
 def batch_dues(db: Database, batch_id: int) -> dict[str, str | None]:

@@ -144,8 +144,8 @@ def test_the_terminal_shows_what_is_due_and_the_triage(settings: Any, db: Any) -
         show(draft, settings, shown)
         assert ENTERPRISE.format("25 min") in shown.getvalue() and "triage:" not in shown.getvalue()
 
-        _set_triage(db, run_id, {"intent": "billing", "language": "German", "sentiment": "frustrated",
-                                 "priority": "urgent"})
+        _set_triage(db, run_id, {"intent": "billing", "language": "de", "sentiment": "frustrated",
+                                 "priority": "urgent"})  # as tools/triage.py stores it: an ISO 639-1 code
         [draft] = drafts_of(harness.ctx.service, named)
         shown = io.StringIO()
         show(draft, settings, shown)

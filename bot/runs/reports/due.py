@@ -62,11 +62,21 @@ def describe(ticket: Ticket, tier: str | None, at: datetime) -> TicketDue:
     return TicketDue(line, ticket.due_at, ticket.priority)
 
 
+LANGUAGES = {"ar": "Arabic", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek", "en": "English",
+             "es": "Spanish", "fi": "Finnish", "fr": "French", "he": "Hebrew", "hi": "Hindi", "hu": "Hungarian",
+             "id": "Indonesian", "it": "Italian", "ja": "Japanese", "ko": "Korean", "nb": "Norwegian",
+             "nl": "Dutch", "no": "Norwegian", "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian",
+             "sv": "Swedish", "th": "Thai", "tr": "Turkish", "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese"}
+
+
 def triage_line(triage: dict[str, Any] | None) -> str | None:
-    """An intake run's triage in one short line: "triage: billing · German · frustrated · suggests urgent"."""
+    """An intake run's triage in one short line: "triage: billing · German · frustrated · suggests urgent" (the
+    language is stored as its ISO 639-1 code: a code not in LANGUAGES is shown as it is)."""
     if not isinstance(triage, dict):
         return None
-    parts = [str(triage[k]).strip() for k in ("intent", "language", "sentiment") if triage.get(k)]
+    language = str(triage.get("language") or "").strip()
+    parts = [str(triage.get("intent") or "").strip().replace("_", " "), LANGUAGES.get(language.lower(), language),
+             str(triage.get("sentiment") or "").strip()]
     if triage.get("priority"):
         parts.append(f"suggests {str(triage['priority']).strip()}")
     parts = [p for p in parts if p]

@@ -277,6 +277,9 @@ def test_the_pick_up_message_and_the_timeline_header_show_what_is_due(settings: 
         assert ticket_id
 
         card = harness.approval_card()
+        triage = run_row(db, run_id).triage
+        assert triage, "an intake run records its triage"
+        assert f":mag: triage: {triage['intent']}" in json.dumps(card["call"]["blocks"], ensure_ascii=False)
         harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
         harness.drain()
         assert run_row(db, run_id).status == "completed"

@@ -4,6 +4,7 @@ start. A reply is a row the customer's conversation shows; nothing leaves the pr
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Any
 
 from sqlmodel import select
@@ -18,6 +19,7 @@ from bot.desk.base import Section, TicketView, WriteReceipt
 from bot.desk.ids import TicketIds
 
 SUPPORT_AUTHOR = "Kitebase Support"
+_REFRESHED: weakref.WeakKeyDictionary[Database, str] = weakref.WeakKeyDictionary()  # database → policies it is up to date with
 AGENT_AUTHOR = "Kitebase agent"
 
 
@@ -27,8 +29,10 @@ class EmbeddedDesk(TicketIds):
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db, self.settings = db, settings
         self.policies = sla.read_policies(settings.sla_policies_path)
-        with db.session() as session:  # what is due on every open ticket, by the policies read now
-            sla.refresh(session, None, self.policies)
+        if _REFRESHED.get(db) != self.policies.fingerprint:  # what is due on every open ticket: once for each
+            with db.session() as session:  # database a process opens (and again when the policies file changes)
+                sla.refresh(session, None, self.policies)
+            _REFRESHED[db] = self.policies.fingerprint
 
     # --- reads -------------------------------------------------------------------------------------------
     def ticket(self, ticket_id: str) -> TicketView:

@@ -15,6 +15,7 @@ The embedded desk's rules, which follow Zendesk's reply-time metrics:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import tomllib
 from dataclasses import dataclass
@@ -82,6 +83,7 @@ class Policies:
     policies: tuple[Policy, ...]
     schedule: Schedule | None
     source: str = "kb_data/sla.toml"
+    fingerprint: str = ""  # the file's bytes, hashed: whether what was computed by it is still right
 
     def policy_for(self, tier: str | None) -> Policy | None:
         """The first policy whose tiers include the customer's (Zendesk's `position`: the first match applies)."""
@@ -101,7 +103,8 @@ def read_policies(path: Path | None) -> Policies:
     if path is None or not path.exists():
         return NO_POLICIES
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PoliciesUnusable(f"the reply targets in {path} cannot be read as TOML ({exc}); fix the file, or point "
                                "KITEBASE_SLA_POLICIES at another") from None
@@ -111,7 +114,7 @@ def read_policies(path: Path | None) -> Policies:
     except (TypeError, ValueError, KeyError) as exc:
         raise PoliciesUnusable(f"the reply targets in {path}: {exc}; fix the file, or point KITEBASE_SLA_POLICIES at "
                                "another") from None
-    return Policies(policies, schedule, str(path))
+    return Policies(policies, schedule, str(path), hashlib.sha256(raw).hexdigest())
 
 
 def _schedule(raw: Any) -> Schedule | None:

@@ -22,7 +22,7 @@ from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Approval, Run, id_of
 from bot.db.statements import changed
-from bot.runs.execution import processes, reminders
+from bot.runs.execution import due_refresh, processes, reminders
 from bot.runs.lifecycle.service import RunService
 from bot.runs.reports import gaps, queries, stats
 from bot.vocabulary import ApprovalStatus, RunStatus, StopKind
@@ -40,6 +40,7 @@ class SweepReport:
     reminded: list[int] = field(default_factory=list)  # approval ids whose approvers were reminded
     resumed: list[int] = field(default_factory=list)  # run ids continued
     escalated: list[int] = field(default_factory=list)  # run ids handed to a person as stuck
+    due_lines: int = 0  # kept messages drawn again because their due line reads differently now
     digest: bool = False
 
     def text(self) -> str:
@@ -48,7 +49,8 @@ class SweepReport:
 
         return (f"expired {len(self.expired)} draft(s){ids(self.expired)}, reminded the approvers of "
                 f"{len(self.reminded)} draft(s){ids(self.reminded)}, continued {len(self.resumed)} run(s)"
-                f"{ids(self.resumed)}, escalated {len(self.escalated)} stuck run(s){ids(self.escalated)}"
+                f"{ids(self.resumed)}, escalated {len(self.escalated)} stuck run(s){ids(self.escalated)}, "
+                f"drew {self.due_lines} message(s) again for their due times"
                 + (", posted today's digest" if self.digest else ""))
 
 
@@ -156,5 +158,6 @@ def sweep_all(service: RunService, now: datetime, dispatch: Dispatch) -> SweepRe
     report.reminded = reminders.remind_approvals(service, now, settings.remind_after_seconds)
     report.resumed, report.escalated = recover(service, now, dispatch)
     refresh_homes(service)
+    report.due_lines = due_refresh.refresh(service.db)
     report.digest = post_digest(service, now)
     return report

@@ -88,6 +88,10 @@ class RunService:
         self.people = People(settings, self.group_members)  # who may decide, stop, act on the queue: one rule for every surface
         # known without building the client: recording a Slack request must not wait for `import anthropic`
         self._model_name: str | None = None if model_factory else model_name(settings)
+        if settings.desk == "embedded":  # what is due on its open tickets, before the first card shows it (once)
+            from bot.desk import open_desk
+
+            open_desk(settings, db)
 
     # --- starting -------------------------------------------------------------------------------
 

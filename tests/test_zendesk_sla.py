@@ -8,6 +8,7 @@ database (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -21,6 +22,7 @@ from bot.db.models import Customer, Ticket
 from bot.desk import sla
 from bot.desk.mirror import mirrored_ticket
 from bot.desk.zendesk import sync
+from bot.desk.zendesk import tiers as zendesk_tiers
 from bot.desk.zendesk.desk import ZendeskDesk, client_for
 from bot.desk.zendesk.tiers import tiers_of
 from bot.runs.execution import desk_work
@@ -192,7 +194,7 @@ def test_the_tier_comes_from_the_configured_organization_field_and_an_unlisted_v
     db, settings = zdb
     acme = zd.add_organization("Acme Robotics", organization_fields={"support_plan": "Enterprise "})
     odd = zd.add_organization("Odd Plan Co", organization_fields={"support_plan": "premium"})
-    bare = zd.add_organization("No Field Inc")
+    bare = zd.add_organization("No Field Inc", organization_fields={"support_plan": None})  # the field, empty
     tickets = {}
     for org, name in ((acme, "acme"), (odd, "odd"), (bare, "bare")):
         user = zd.add_user(f"{name} contact", f"contact@{name}.example", organization_id=org)
@@ -220,6 +222,30 @@ def test_the_tier_comes_from_the_configured_organization_field_and_an_unlisted_v
     poll(zdb)
     with db.session() as session:
         assert session.get(Customer, f"zd-org-{odd}").tier == "Business"
+
+
+def test_a_tier_field_missing_from_organizations_keeps_the_stored_tiers_and_says_so_once(zdb, zd, caplog):
+    """ZENDESK_TIER_FIELD names a key no organization has any more (an admin renamed or deleted the field): every
+    customer keeps the tier stored, and the log says once per process what to set, however many are read."""
+    db, settings = zdb
+    poll(zdb)
+    northwind = f"zd-org-{zd.tickets[TICKET]['organization_id']}"
+    with db.session() as session:
+        before = dict(session.exec(select(Customer.id, Customer.tier)).all())
+    assert before[northwind] == "Business" and sum(t is not None for t in before.values()) > 1
+    renamed = settings.model_copy(update={"zendesk_tier_field": "plan_level"})  # the key the config names is gone
+    zendesk_tiers._warned.clear()  # once per process: this test counts from none
+    caplog.set_level(logging.WARNING, logger="bot.desk.zendesk.tiers")
+    for number in list(zd.tickets)[:3]:
+        zd.update_ticket(number, priority="high")
+    desk_work.poll(db, renamed)
+    sync.refresh_tickets(client_for(renamed), db, [str(TICKET)], tiers=tiers_of(renamed))  # a webhook
+    assert ZendeskDesk(db, renamed).ticket(str(TICKET)).customer.tier == "Business"  # a run's live read
+    with db.session() as session:
+        assert dict(session.exec(select(Customer.id, Customer.tier)).all()) == before, "no tier wiped"
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.desk.zendesk.tiers"]
+    assert len(said) == 1 and "'plan_level'" in said[0] and "ZENDESK_TIER_FIELD" in said[0], said
+    assert "keep the tier they had" in said[0] and "Set ZENDESK_TIER_FIELD" in said[0]
 
 
 def test_without_tier_settings_no_tier_is_set_and_half_a_setting_is_refused(database_url, zd):

@@ -62,12 +62,13 @@ def _customer(ticket: dict[str, Any], users: dict[int, dict[str, Any]], orgs: di
 
 def tier_of(ticket: dict[str, Any], orgs: dict[int, dict[str, Any]], tiers: Tiers, stored: str | None) -> str | None:
     """The customer's tier from their organization's field; a requester without an organization has none, and an
-    organization Zendesk could not give now (deleted, or the lookup failed) keeps the one stored."""
+    organization Zendesk could not give now (deleted, or the lookup failed) or one without the configured field
+    (renamed or deleted in Zendesk: tiers.py logs it) keeps the one stored."""
     org_id = ticket.get("organization_id")
     if not org_id:
         return None
     org = orgs.get(org_id)
-    return tiers.of(org) if org is not None else stored
+    return tiers.of(org, stored) if org is not None else stored
 
 
 def first_reply_breach(slas: Any) -> datetime | None:

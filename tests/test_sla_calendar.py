@@ -94,12 +94,34 @@ def test_next_reply_runs_from_the_customers_first_message_after_the_staffs_last(
 
 
 def test_waiting_on_the_customer_pauses_and_closed_ends_it():
-    paused = sla.compute(_ticket(status="pending"), "Enterprise", [], KB_POLICIES)
-    assert paused is not None and paused.stage == "paused" and paused.breach_at is None
+    """As Zendesk's reply metrics: a pending ticket whose customer still waits for a reply keeps its target running
+    (pending or on hold stops no reply clock); once staff answered and the ticket is pending, it waits on the
+    customer: paused, with no breach, until they write. Closed: nothing is due."""
+    created = _utc(2026, 12, 24, 16, 0)
+    unanswered = sla.compute(_ticket(status="pending"), "Enterprise", [], KB_POLICIES)
+    assert unanswered == sla.Due("first_reply", "active", created + timedelta(minutes=120), 120, False)
+    on_hold = sla.compute(_ticket(status="hold"), "Enterprise", [], KB_POLICIES)
+    assert on_hold == unanswered
+    answered = [_message("customer", created, 1), _message("staff", created + timedelta(minutes=20), 2)]
+    paused = sla.compute(_ticket(status="pending"), "Enterprise", answered, KB_POLICIES)
+    assert paused == sla.Due("next_reply", "paused", None, 240, False)
+    assert sla.compute(_ticket(status="open"), "Enterprise", answered, KB_POLICIES) == \
+        sla.Due("first_reply", "achieved")
     assert sla.compute(_ticket(status="closed"), "Enterprise", [], KB_POLICIES) is None
-    now = _utc(2026, 12, 24, 16, 10)
+    now = _utc(2026, 12, 24, 16, 30)
     assert sla.describe(paused, now, tier="Enterprise", priority="normal") == \
-        "first reply paused while the customer answers · Enterprise · normal"
+        "next reply paused while the customer answers · Enterprise · normal"
+
+
+def test_an_agents_opening_comment_is_not_the_first_reply():
+    """A ticket an agent opened for a customer starts with a staff comment: Zendesk's first reply time ends at the
+    agent's next public comment, and so does ours."""
+    t0 = _utc(2027, 1, 12, 9, 0)
+    opened = [_message("staff", t0, 1)]
+    assert sla.compute(_ticket(created=t0), "Enterprise", opened, KB_POLICIES) == \
+        sla.Due("first_reply", "active", t0 + timedelta(minutes=120), 120, False)
+    replied = [*opened, _message("customer", t0 + timedelta(minutes=5), 2), _message("staff", t0 + timedelta(hours=1), 3)]
+    assert sla.compute(_ticket(created=t0), "Enterprise", replied, KB_POLICIES) == sla.Due("first_reply", "achieved")
 
 
 def test_what_a_person_reads():
@@ -109,7 +131,9 @@ def test_what_a_person_reads():
     assert sla.describe(due, _utc(2027, 1, 12, 9, 20, 5), tier="Business", priority="high") == \
         "first reply breached 6 min ago · Business · high"
     assert sla.describe(due, _utc(2027, 1, 12, 9, 14, 20)) == "first reply breached just now"
-    assert sla.describe(due, _utc(2027, 1, 12, 6, 0)) == "first reply due in 3 h 14 min"
+    assert sla.describe(due, _utc(2027, 1, 12, 7, 59, 30)) == "first reply due in 1 h 15 min"
+    assert sla.describe(due, _utc(2027, 1, 12, 6, 0)) == "first reply due in 3 h"  # whole hours beyond two
+    assert sla.describe(due, _utc(2027, 1, 15, 9, 0)) == "first reply breached 2 days ago"  # never more than there are
     assert sla.describe(None, _utc(2027, 1, 12), tier=None, priority=None) is None
     assert sla.breached(due, _utc(2027, 1, 12, 9, 14)) and not sla.breached(due, _utc(2027, 1, 12, 9, 13))
 
@@ -163,7 +187,7 @@ def test_the_embedded_desk_keeps_the_due_on_the_ticket_as_it_changes(db, setting
     desk.update(added.ticket_id, status="pending", assignee=None, note=None, run_id=None, tool_use_id=None)
     with db.session() as session:
         ticket = session.get(Ticket, added.ticket_id)
-        assert ticket.due_at is None and ticket.sla["stage"] == "achieved"
+        assert ticket.due_at is None and (ticket.sla["metric"], ticket.sla["stage"]) == ("next_reply", "paused")
         assert ticket.sla["first_reply_due"] == first_due  # kept after the reply
 
     embedded_add.add(db, [embedded_add.NewMessage(2, added.ticket_id, "Still hangs.", None)], arrivals=False,

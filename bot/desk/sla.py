@@ -33,7 +33,8 @@ PRIORITIES = ("urgent", "high", "normal", "low")
 RANK = {name: n for n, name in enumerate(PRIORITIES)}  # an unset priority ranks after low
 METRICS = {"first_reply": "first reply", "next_reply": "next reply", "periodic_update": "periodic update",
            "pausable_update": "update", "requester_wait": "requester wait", "agent_work": "agent work"}
-PAUSED_STATUSES = frozenset({"pending", "hold", "on-hold"})
+WAITING_ON_CUSTOMER = frozenset({"pending"})  # Zendesk's reply metrics stop for nothing else (hold included)
+OPENING_SECONDS = 5  # a staff message this close to the ticket's creation is its opening comment
 DONE_STATUSES = frozenset({"closed", "solved", "deleted"})
 
 
@@ -109,6 +110,7 @@ def read_policies(path: Path | None) -> Policies:
         raise PoliciesUnusable(f"the reply targets in {path} cannot be read as TOML ({exc}); fix the file, or point "
                                "KITEBASE_SLA_POLICIES at another") from None
     try:
+        _only(data, {"schedule", "policy"}, "the file")
         schedule = _schedule(data.get("schedule"))
         policies = tuple(_policy(n, raw, schedule) for n, raw in enumerate(data.get("policy") or [], 1))
     except (TypeError, ValueError, KeyError) as exc:
@@ -122,6 +124,7 @@ def _schedule(raw: Any) -> Schedule | None:
         return None
     if not isinstance(raw, dict):
         raise ValueError("[schedule] must be a table")
+    _only(raw, {"time_zone", "hours", "holidays"}, "[schedule]")
     if "time_zone" not in raw:
         raise ValueError("[schedule] needs time_zone, such as \"Europe/Amsterdam\"")
     try:
@@ -129,24 +132,46 @@ def _schedule(raw: Any) -> Schedule | None:
     except (ZoneInfoNotFoundError, ValueError):  # ZoneInfoNotFoundError is a KeyError: asked before the key
         raise ValueError(f"[schedule] time_zone '{raw['time_zone']}' is not an IANA time zone") from None
     hours = raw.get("hours") or {}
+    if not isinstance(hours, dict):
+        raise ValueError("[schedule] hours must map days to opening hours, such as { mon = \"09:00-17:00\" }")
     unknown = sorted(set(hours) - set(DAYS))
     if unknown:
         raise ValueError(f"[schedule] hours: unknown day {unknown[0]!r}; use {', '.join(DAYS)}")
-    opening = {DAYS.index(day): parse_hours(str(value)) for day, value in hours.items()}
+    opening = {DAYS.index(day): parse_hours(value) for day, value in hours.items()}
     if not opening:
         raise ValueError("[schedule] hours name no open day; add e.g. mon = \"09:00-17:00\"")
-    holidays = frozenset(date.fromisoformat(str(day)) for day in raw.get("holidays") or [])
-    return Schedule(zone, opening, holidays)
+    return Schedule(zone, opening, _holidays(raw.get("holidays")))
+
+
+def _holidays(raw: Any) -> frozenset[date]:
+    if raw is None:
+        return frozenset()
+    if not isinstance(raw, list):
+        raise ValueError("[schedule] holidays must be a list of dates, such as [\"2026-12-25\"]")
+    try:
+        return frozenset(date.fromisoformat(str(day)) for day in raw)
+    except ValueError:
+        raise ValueError(f"[schedule] holidays: {raw!r} are not all dates written YYYY-MM-DD") from None
+
+
+def _only(table: dict[str, Any], known: set[str], where: str) -> None:
+    """A key the file does not know is named, never ignored (a misspelt `holiday` would count Christmas)."""
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(known))}")
 
 
 def _policy(number: int, raw: Any, schedule: Schedule | None) -> Policy:
     where = f"policy {number}"
     if not isinstance(raw, dict):
         raise ValueError(f"{where} must be a table ([[policy]])")
+    _only(raw, {"tiers", "business_hours", "first_reply", "next_reply"}, where)
     tiers = raw.get("tiers")
     if tiers is not None and (not isinstance(tiers, list) or not all(isinstance(t, str) for t in tiers)):
         raise ValueError(f"{where}: tiers must be a list of names, such as [\"Enterprise\"]")
-    business = bool(raw.get("business_hours", False))
+    business = raw.get("business_hours", False)
+    if not isinstance(business, bool):
+        raise ValueError(f"{where}: business_hours must be true or false (no quotes)")
     if business and schedule is None:
         raise ValueError(f"{where} uses business hours but the file has no [schedule]")
     return Policy(None if tiers is None else frozenset(t.casefold() for t in tiers),
@@ -175,15 +200,20 @@ def compute(ticket: Ticket, tier: str | None, messages: list[TicketMessage], pol
     if ticket.status in DONE_STATUSES:
         return None
     started = window_start(ticket, messages)
-    if started is None:
-        return Due("next_reply" if sum(m.role == "staff" for m in messages) > 1 else "first_reply", "achieved")
+    if started is None:  # staff answered last: nothing runs until the customer writes
+        replies = len(_replies(ticket, messages))
+        metric = "next_reply" if replies > 1 else "first_reply"
+        if ticket.status in WAITING_ON_CUSTOMER:  # pending: the desk waits on the customer, shown as a pause
+            policy = policies.policy_for(tier)
+            if policy is not None and policy.target("next_reply", ticket.priority):
+                return Due("next_reply", "paused", None, policy.target("next_reply", ticket.priority),
+                           policy.business_hours)
+        return Due(metric, "achieved")
     metric, start = started
     policy = policies.policy_for(tier)
     minutes = policy.target(metric, ticket.priority) if policy else None
     if policy is None or minutes is None:
         return None
-    if ticket.status in PAUSED_STATUSES:
-        return Due(metric, "paused", None, minutes, policy.business_hours)
     if policy.business_hours and policies.schedule is not None:
         breach = policies.schedule.add(start, minutes)
     else:
@@ -196,13 +226,27 @@ def window_start(ticket: Ticket, messages: list[TicketMessage]) -> tuple[str, da
     next since the customer's first public message after the staff's last reply; None when staff answered last.
     (Zendesk measures its reply metrics the same way, so this also dates a Zendesk target whose length is
     not served.)"""
-    public = sorted((m for m in messages if m.role in ("customer", "staff")),
-                    key=lambda m: (_aware(m.created_at), m.id or 0))
+    public = _public(ticket, messages)
     staff = [n for n, m in enumerate(public) if m.role == "staff"]
     if not staff:
         return "first_reply", _aware(ticket.created_at)
     waiting = public[staff[-1] + 1:]
     return ("next_reply", _aware(waiting[0].created_at)) if waiting else None
+
+
+def _public(ticket: Ticket, messages: list[TicketMessage]) -> list[TicketMessage]:
+    """The conversation's public messages in order, without a staff member's opening comment (a ticket an agent
+    opened on a customer's behalf: Zendesk's first reply time ends at the agent's next public comment)."""
+    public = sorted((m for m in messages if m.role in ("customer", "staff")),
+                    key=lambda m: (_aware(m.created_at), m.id or 0))
+    if public and public[0].role == "staff" and \
+            abs((_aware(public[0].created_at) - _aware(ticket.created_at)).total_seconds()) <= OPENING_SECONDS:
+        return public[1:]
+    return public
+
+
+def _replies(ticket: Ticket, messages: list[TicketMessage]) -> list[TicketMessage]:
+    return [m for m in _public(ticket, messages) if m.role == "staff"]
 
 
 def refresh(session: Session, ticket_ids: list[str] | None, policies: Policies) -> int:
@@ -219,8 +263,8 @@ def refresh(session: Session, ticket_ids: list[str] | None, policies: Policies) 
         messages.setdefault(message.ticket_id, []).append(message)
     changed = 0
     for ticket in tickets:
-        tier = tiers.get(ticket.customer_id)
-        changed += store(session, ticket, compute(ticket, tier, messages.get(ticket.id, []), policies),
+        tier, said = tiers.get(ticket.customer_id), messages.get(ticket.id, [])
+        changed += store(session, ticket, compute(ticket, tier, said, policies),
                          first_reply_due=first_reply_due(ticket, tier, policies))
     return changed
 
@@ -238,13 +282,16 @@ def first_reply_due(ticket: Ticket, tier: str | None, policies: Policies) -> dat
 
 def store(session: Session, ticket: Ticket, due: Due | None, *, first_reply_due: datetime | None = None) -> int:
     """Keep `due` on the ticket's row, and the first reply's breach time once known (kept after the reply, for the
-    figures: `kitebase stats`)."""
+    figures: `kitebase stats`): frozen once the first reply is made, so a reply is judged by the target it had, not
+    by a policy or a priority changed after it."""
     sla = dict(due.as_json()) if due else {}
     first = (ticket.sla or {}).get("first_reply_due")
-    if due and due.metric == "first_reply" and due.breach_at is not None:
-        first = due.as_json()["breach_at"]
-    if first_reply_due is not None:
-        first = first_reply_due.astimezone(UTC).isoformat()
+    running = due is not None and due.metric == "first_reply" and due.stage == "active"
+    if running or not first:  # once the first reply is made (or the ticket closed), its target stays as it was
+        if due and due.metric == "first_reply" and due.breach_at is not None:
+            first = due.as_json()["breach_at"]
+        if first_reply_due is not None:
+            first = first_reply_due.astimezone(UTC).isoformat()
     if first:
         sla["first_reply_due"] = first
     due_at = due.breach_at.astimezone(UTC) if due and due.stage == "active" and due.breach_at else None
@@ -299,14 +346,16 @@ def describe(due: Due | None, now: datetime, *, tier: str | None = None, priorit
 
 
 def span(seconds: float, *, up: bool = False) -> str:
-    """14 min, 2 h 5 min, 3 days: minutes rounded up for what is still due (never "due in 0 min")."""
+    """14 min, 1 h 5 min, 3 h, 3 days: under two hours to the minute (rounded up for what is still due: never "due
+    in 0 min"); beyond, whole hours and then days, never more than there are."""
     minutes = math.ceil(seconds / 60) if up else int(seconds // 60)
     if minutes < 60:
         return f"{max(minutes, 1)} min"
-    if minutes < 48 * 60:
-        hours, rest = divmod(minutes, 60)
-        return f"{hours} h" + (f" {rest} min" if rest else "")
-    return f"{minutes // 1440} days"
+    if minutes < 120:
+        return f"1 h {minutes - 60} min" if minutes > 60 else "1 h"
+    if minutes < 48 * 60:  # whole hours (never more than there are): a line that changes hourly, not every minute
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 86400)} days"
 
 
 def breached(due: Due | None, now: datetime) -> bool:

@@ -294,8 +294,9 @@ def notice(session: Session, *, channel: str, thread_ts: str | None, text: str, 
 
 def reminder(session: Session, *, approval_id: int, run_id: int, where: Where, reminder: dict[str, Any],
              key: str | None = None) -> None:
-    """A draft has waited long (or its ticket nears its breach: `key` remind-due:<id>): one notice in the run's
-    thread mentioning who may decide (never twice)."""
+    """A draft has waited long (`key` remind:<id>, with the due line too when its ticket nears its breach in the
+    same pass), or only its ticket nears its breach (`key` remind-due:<id>): one notice in the run's thread
+    mentioning who may decide (never twice)."""
     values = {"key": key or f"remind:{approval_id}", "kind": OutboxKind.NOTICE, "priority": ANSWER, "run_id": run_id,
               "ref_id": approval_id, "parent_id": where.parent_id, "channel": where.channel,
               "thread_ts": where.thread_ts, "user": None, "payload": {"reminder": reminder}, "version": 1,

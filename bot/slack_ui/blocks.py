@@ -253,16 +253,17 @@ def mention(slack_id: str) -> str:
 
 
 def build_reminder(*, ticket_id: str, customer: str, tool: str, waited_seconds: float, expires_at: str,
-                   approvers: list[str], backups: list[str], due: str | None = None) -> Message:
+                   approvers: list[str], backups: list[str], due: str | None = None, waited: bool = False) -> Message:
     """A draft has waited long, or its ticket nears its breach (`due`: "first reply due in 12 min · Enterprise ·
-    urgent"): who may decide, when it expires (nothing is sent before)."""
+    urgent"), or both at once (`due` and `waited`): who may decide, when it expires (nothing is sent before)."""
     people = ", ".join(mention(a) for a in approvers) or "Approvers"
-    what = "draft reply" if tool == "reply_to_customer" else f"`{escape(tool)}` call"
+    kind = "draft reply" if tool == "reply_to_customer" else f"`{escape(tool)}` call"
+    what = f"the {kind} to *{escape(customer)}* on *{escape(ticket_id)}*"
     expires = slack_time(datetime.fromisoformat(expires_at))
-    waited = (f"{escape(due)}: the {what} to *{escape(customer)}* on *{escape(ticket_id)}* still waits for a decision"
-              if due else f"the {what} to *{escape(customer)}* on *{escape(ticket_id)}* has waited "
-              f"{describe(waited_seconds)} for a decision")
-    line = (f":bell: {people}: {waited} (the card is above in this thread). Nothing is sent until "
+    long = f"has waited {describe(waited_seconds)} for a decision"
+    waited_line = (f"{escape(due)}: {what} {long if waited else 'still waits for a decision'}" if due
+                   else f"{what} {long}")
+    line = (f":bell: {people}: {waited_line} (the card is above in this thread). Nothing is sent until "
             f"someone decides; it expires at {expires}, and then the run goes to the human queue.")
     if backups:
         line += f" Backup approvers {', '.join(mention(b) for b in backups)} may decide from now on."

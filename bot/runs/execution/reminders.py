@@ -4,9 +4,11 @@ run's thread, mentioning the approvers (and the backup approvers, who may decide
 A breach never comes unannounced (issue 49): once the reply target of a waiting draft's ticket has used
 KITEBASE_SLA_REMIND_SHARE of its time (0.75: 45 of 60 minutes, judged on the clock from `Ticket.due_at` and the
 target's minutes in `Ticket.sla`, or for a Zendesk target, whose length is not served, from when the customer
-started waiting), one more reminder of the same kind says so ("first reply due in 12 min ·
-Enterprise · urgent: this draft still waits for a decision"). When the target breaches while the draft still
-waits, the breach is recorded on the run (`Run.breached_at`, the ticket's breach time) and said in its thread.
+started waiting), the approvers are told once ("first reply due in 12 min · Enterprise · urgent: this draft still
+waits for a decision"). It is folded into the long-wait reminder when both fall due in one pass: one notice with
+both reasons, one mention, both recorded. A draft made after that point (its card already shows the due line) is
+not announced again: it is only marked as told. When the target breaches while the draft still waits, the
+breach is recorded on the run (`Run.breached_at`, the ticket's breach time) and said in its thread.
 
 Idempotent and safe for two processes at once: each reminder is claimed by an atomic UPDATE of the approval's
 `reminded_at` (or `due_reminded_at`), a breach by one of the run's `breached_at`, and the outbox row (key
@@ -17,6 +19,7 @@ are the caller's `now`: the database's (the timer's clock).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -44,24 +47,40 @@ def due(service: RunService, now: datetime, remind_after_seconds: float) -> list
     return [(a, r) for a, r in rows]
 
 
+@dataclass(frozen=True)
+class Near:
+    """A waiting draft whose ticket nears its breach: what to say, and whether to say it (`quiet`: the draft was
+    made after the reminder point, so its card showed the due line already)."""
+
+    approval: Approval
+    run: Run
+    said: str  # "first reply due in 12 min · Enterprise · urgent"
+    quiet: bool
+
+
 def remind_approvals(service: RunService, now: datetime, remind_after_seconds: float) -> list[int]:
     """Remind the approvers of every draft waiting longer than `remind_after_seconds`, and of every draft whose
-    ticket nears its breach; record a breach while a draft waits. Returns the approval ids reminded."""
-    reminded = _remind_waited(service, now, remind_after_seconds)
-    reminded += [a for a in remind_due(service, now) if a not in reminded]
+    ticket nears its breach (one notice when both come in this pass); record a breach while a draft waits.
+    Returns the approval ids reminded."""
+    near = nearing(service, now)
+    reminded = _remind_waited(service, now, remind_after_seconds, near)
+    reminded += [a for a in remind_due(service, now, near) if a not in reminded]
     record_breaches(service, now)
     return reminded
 
 
-def _remind_waited(service: RunService, now: datetime, remind_after_seconds: float) -> list[int]:
+def _remind_waited(service: RunService, now: datetime, remind_after_seconds: float,
+                   near: dict[int, Near]) -> list[int]:
+    """The long-wait reminders; a draft also near its breach gets the due line in the same notice, and its
+    reminder before the breach is recorded as done (`due_reminded_at`) in the same transaction."""
     reminded = []
     for approval, run in due(service, now, remind_after_seconds):
         with service.db.session() as session:
-            won = changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
-                                                         col(Approval.status) == ApprovalStatus.PENDING,
-                                                         col(Approval.reminded_at).is_(None))
-                                  .values(reminded_at=now))) == 1
-            if won:
+            won = _claim(session, approval, col(Approval.reminded_at), now)
+            folded = near.get(id_of(approval))
+            if won and folded is not None and _claim(session, approval, col(Approval.due_reminded_at), now):
+                _write(session, service, approval, run, now, due=folded.said)
+            elif won:
                 _write(session, service, approval, run, now)
         if won:
             reminded.append(id_of(approval))
@@ -70,27 +89,37 @@ def _remind_waited(service: RunService, now: datetime, remind_after_seconds: flo
     return reminded
 
 
+def _claim(session: Any, approval: Approval, column: Any, now: datetime) -> bool:
+    """Set the approval's `column` to `now` if it is pending and the column unset; whether this call did."""
+    return changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
+                                                          col(Approval.status) == ApprovalStatus.PENDING,
+                                                          column.is_(None))
+                                   .values({column.key: now}))) == 1
+
+
 def _write(session: Any, service: RunService, approval: Approval, run: Run, now: datetime, *,
-           due: str | None = None) -> None:
-    """The reminder in the run's thread; `due` (what is due on the ticket) for the one before a breach, which
-    changes nobody's right to decide (backup approvers decide once the KITEBASE_APPROVAL_REMIND_AFTER one went)."""
+           due: str | None = None, waited: bool = True) -> None:
+    """The reminder in the run's thread: of a long wait (`waited`), with what is due on the ticket (`due`) when it
+    nears its breach too; or (`waited` False) only the one before a breach, which changes nobody's right to decide
+    (backup approvers decide once the KITEBASE_APPROVAL_REMIND_AFTER one went)."""
     settings = service.settings
     where = outbox.thread_of(run)
-    if due is None:
+    if waited:
         outbox.card_changed(session, id_of(approval))  # the card now says backup approvers may decide
     if where is None:  # a CLI run: nobody to mention in Slack
         return
     arguments = approval.tool_input or {}
     ticket_id = str(arguments.get("ticket_id") or run.ticket_id or "-")
     approvers = sorted(settings.approvers) or ([run.started_by] if run.started_by else [])
+    backups = sorted(settings.backup_approvers) if waited or approval.reminded_at else []
     reminder = {"ticket_id": ticket_id, "customer": queries.customer_name(session, ticket_id),
                 "tool": approval.tool_name, "waited_seconds": (now - approval.created_at).total_seconds(),
                 "expires_at": (approval.created_at + timedelta(seconds=settings.approval_ttl_seconds)).isoformat(),
-                "approvers": approvers, "backups": sorted(settings.backup_approvers)}
+                "approvers": approvers, "backups": backups}
     if due is not None:
-        reminder |= {"due": due, "backups": sorted(settings.backup_approvers) if approval.reminded_at else []}
+        reminder |= {"due": due, "waited": waited}
     outbox.reminder(session, approval_id=id_of(approval), run_id=id_of(run), where=where, reminder=reminder,
-                    key=f"remind-due:{id_of(approval)}" if due is not None else None)
+                    key=None if waited else f"remind-due:{id_of(approval)}")
 
 
 # --- what is due: before a breach, and the breach ----------------------------------------------------------------
@@ -118,10 +147,15 @@ def near_breach(ticket: Ticket, now: datetime, share: float, length: timedelta |
     on the clock back from the breach: with the target's business minutes as its length, a business-hours target
     across closed hours is announced late, never early; with a Zendesk target's clock length (target_length) it
     can be early instead."""
+    point = remind_point(ticket, share, length)
+    return point is not None and ticket.due_at is not None and point <= _aware(now) < _aware(ticket.due_at)
+
+
+def remind_point(ticket: Ticket, share: float, length: timedelta | None) -> datetime | None:
+    """When `share` of the ticket's active target (`length` long) is used; None without a breach or a length."""
     if ticket.due_at is None or length is None or length <= timedelta(0):
-        return False
-    breach = _aware(ticket.due_at)
-    return breach - length * (1 - share) <= _aware(now) < breach
+        return None
+    return _aware(ticket.due_at) - length * (1 - share)
 
 
 def target_length(session: Any, ticket: Ticket, due: sla.Due) -> timedelta | None:
@@ -138,28 +172,43 @@ def target_length(session: Any, ticket: Ticket, due: sla.Due) -> timedelta | Non
     return _aware(ticket.due_at) - window[1]
 
 
-def remind_due(service: RunService, now: datetime) -> list[int]:
-    """Each draft whose ticket's reply target has used KITEBASE_SLA_REMIND_SHARE of its time: announced again to
-    the approvers, once (`Approval.due_reminded_at`). Returns the approval ids."""
+def nearing(service: RunService, now: datetime) -> dict[int, Near]:
+    """The waiting drafts, by approval id, whose ticket's reply target has used KITEBASE_SLA_REMIND_SHARE of its
+    time by `now` and who were not yet told."""
     share = service.settings.sla_remind_share
-    reminded = []
+    found = {}
     for approval, run, ticket in waiting_on_due(service, breached=False, now=now):
         due = sla.Due.from_json(ticket.sla)
         if due is None or due.stage != "active":
             continue
         with service.db.session() as session:
-            if not near_breach(ticket, now, share, target_length(session, ticket, due)):
+            length = target_length(session, ticket, due)
+            if not near_breach(ticket, now, share, length):
                 continue
-            won = changed(session.execute(update(Approval).where(col(Approval.id) == approval.id,
-                                                                 col(Approval.status) == ApprovalStatus.PENDING,
-                                                                 col(Approval.due_reminded_at).is_(None))
-                                          .values(due_reminded_at=now))) == 1
-            if won:
-                _write(session, service, approval, run, now, due=_said(session, ticket, due, now))
+            point = remind_point(ticket, share, length)
+            quiet = point is not None and _aware(approval.created_at) >= point
+            said = _said(session, ticket, due, now) or "the reply target nears its breach"
+            found[id_of(approval)] = Near(approval, run, said, quiet)
+    return found
+
+
+def remind_due(service: RunService, now: datetime, near: dict[int, Near] | None = None) -> list[int]:
+    """Each draft whose ticket's reply target has used KITEBASE_SLA_REMIND_SHARE of its time (`near`, else read
+    now): announced again to the approvers, once (`Approval.due_reminded_at`); a draft made after that point is
+    only marked, as its card showed the due line. Returns the approval ids announced."""
+    reminded: list[int] = []
+    marked: list[int] = []
+    for approval_id, item in (nearing(service, now) if near is None else near).items():
+        with service.db.session() as session:
+            won = _claim(session, item.approval, col(Approval.due_reminded_at), now)
+            if won and not item.quiet:
+                _write(session, service, item.approval, item.run, now, due=item.said, waited=False)
         if won:
-            reminded.append(id_of(approval))
+            (marked if item.quiet else reminded).append(approval_id)
     if reminded:
         logger.info("told the approvers that the tickets of drafts %s near their breach", reminded)
+    if marked:
+        logger.info("drafts %s were made after their ticket's reminder point: their cards show it", marked)
     return reminded
 
 

@@ -56,10 +56,12 @@ def add_run(session, ticket: Ticket, intent: str | None = None) -> int:
 
 
 def zendesk_reply(session, ticket: Ticket, run_id: int, status: str, *, public: bool = True,
-                  kind: str = "reply") -> None:
+                  kind: str = "reply", tried_min: float = 0) -> None:
+    """A run's desk write to Zendesk, first tried `tried_min` after the ticket was created (`zendesk_since`: the
+    ticket's last change by Zendesk's clock, read before the first PUT)."""
     session.add(DeskWrite(ticket_id=ticket.id, kind=kind, body="…", public=public, run_id=run_id,
                           tool_use_id=f"tu-{ticket.id}-{status}-{kind}", key=f"{run_id}:tu-{ticket.id}-{status}-{kind}",
-                          status=status))
+                          status=status, zendesk_since=ticket.created_at + timedelta(minutes=tried_min)))
 
 
 def a_day(session, start: datetime) -> None:
@@ -78,7 +80,7 @@ def a_day(session, start: datetime) -> None:
     add_message(session, a3, "staff", 60, run_id=add_run(session, a3, "billing"))
     z1 = add_ticket(session, "FR-Z1", "fr-biz", start, 30)
     add_message(session, z1, "staff", 10)  # Zendesk's comment, mirrored: no run on it
-    zendesk_reply(session, z1, add_run(session, z1, "login"), "sent")
+    zendesk_reply(session, z1, add_run(session, z1, "login"), "sent", tried_min=9)
 
     r1 = add_ticket(session, "FR-R1", "fr-std", start, 60)
     note_run = add_run(session, r1)
@@ -143,6 +145,28 @@ def test_by_tier_and_by_intent(db, today):
     assert group(intents["billing"], "agent") == (2, 0, 0, 50)
     assert group(intents["login"], "agent") == (1, 1, 0, -5) and group(intents["login"], "rest") == (0, 1, 0, -100)
     assert group(intents["no triage"], "rest") == (1, 1, 1, 30) and intents["no triage"]["rest"]["no_target"] == 1
+
+
+def test_on_zendesk_the_agents_reply_is_the_first_only_if_no_staff_reply_came_before_it(db):
+    """Zendesk's mirrored comments carry no run: the run's sent reply is the first when it was first tried before
+    the first staff reply (Z-A, opened by an agent: its opening comment is no reply). When a person replied
+    first (Z-P), the run's later reply leaves the ticket with the rest."""
+    with db.session() as session:
+        start = clock.read_now(session).replace(hour=0, minute=0, second=0, microsecond=0)
+        add_customers(session)
+        opened = add_ticket(session, "FR-ZA", "fr-biz", start, 60)
+        add_message(session, opened, "staff", 0)  # the agent's opening comment, as Zendesk makes the ticket
+        add_message(session, opened, "customer", 5)
+        zendesk_reply(session, opened, add_run(session, opened, "billing"), "sent", tried_min=5)
+        add_message(session, opened, "staff", 40)  # the run's reply, mirrored
+        person = add_ticket(session, "FR-ZP", "fr-biz", start, 60)
+        add_message(session, person, "customer", 0)
+        add_message(session, person, "staff", 90)  # a person's reply: 30 min late
+        add_message(session, person, "customer", 100)
+        zendesk_reply(session, person, add_run(session, person, "billing"), "sent", tried_min=90)
+        add_message(session, person, "staff", 130)  # the run's reply, after the person's
+        fig = first_replies.figures(session, start, start.replace(year=start.year + 1))
+    assert group(fig, "agent") == (1, 0, 0, 20) and group(fig, "rest") == (0, 1, 0, -30)
 
 
 def test_an_empty_window_makes_up_nothing(db):

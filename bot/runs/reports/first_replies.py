@@ -2,16 +2,21 @@
 time, how many late, and by how much (`kitebase stats`, App Home's line for today).
 
 A ticket's first reply is its first public staff message (`TicketMessage`, role staff: the desk's own, on
-Zendesk its mirrored comments); its target is the breach time the desk gave it (`Ticket.sla["first_reply_due"]`,
+Zendesk its mirrored comments) after the ticket was created: a staff message at the ticket's creation is the
+opening comment of a ticket an agent opened (a phone call, a proactive notice on Zendesk), not a reply, as in
+Zendesk's first reply time. Its target is the breach time the desk gave it (`Ticket.sla["first_reply_due"]`,
 kept by bot/desk/sla.py on both desks, after the reply too). Met: replied at or before that time; breached:
 replied after it, or not yet replied and the time has passed by the database's clock; running: neither yet. A
 ticket without a target is left out of all three and counted apart. The margin is the target minus the reply,
 in minutes: negative when late; only replied tickets have one.
 
-Tickets the agent drafted are those with a reply of one of their runs approved and sent: on the embedded desk
-the staff message the desk wrote carries the run (`TicketMessage.run_id`), on Zendesk the desk write that
-posted it (`DeskWrite`, a public reply, sent). Every figure is given for them and for the rest, over all the
-tickets and by the customer's tier and by the intent the ticket's intake run recorded (`Run.triage`)."""
+A ticket the agent drafted is one whose first reply came from a run; a person's first reply stays with the
+rest even when the agent wrote a later one. On the embedded desk that reply carries its run
+(`TicketMessage.run_id`). On Zendesk the mirrored comment does not, so it is the run's if a public reply of a
+run was sent (`DeskWrite`) that was first tried before it: the write's `zendesk_since` (the ticket's last
+change by Zendesk's clock, read before the first PUT) is earlier than the first reply, so no staff reply
+existed when the agent's was posted. Every figure is given for them and for the rest, over all the tickets and
+by the customer's tier and by the intent the ticket's intake run recorded (`Run.triage`)."""
 
 from __future__ import annotations
 
@@ -20,7 +25,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from bot.db import clock
@@ -82,31 +86,46 @@ def today(session: Session) -> dict[str, Any]:
 
 def judged(session: Session, since: datetime, until: datetime, now: datetime) -> list[Outcome]:
     window = select(Ticket.id).where(col(Ticket.created_at) >= since, col(Ticket.created_at) < until)
-    tickets = session.exec(select(Ticket.id, Ticket.customer_id, Ticket.sla).where(col(Ticket.id).in_(window))
-                           .order_by(col(Ticket.id))).all()
+    tickets = session.exec(select(Ticket.id, Ticket.customer_id, Ticket.sla, Ticket.created_at)
+                           .where(col(Ticket.id).in_(window)).order_by(col(Ticket.id))).all()
     if not tickets:
         return []
     tiers = dict(session.exec(select(Customer.id, Customer.tier).where(
         col(Customer.id).in_(select(Ticket.customer_id).where(col(Ticket.id).in_(window))))).all())
-    replied = dict(session.exec(select(TicketMessage.ticket_id, func.min(TicketMessage.created_at)).where(
-        col(TicketMessage.ticket_id).in_(window), col(TicketMessage.role) == "staff")
-        .group_by(col(TicketMessage.ticket_id))).all())
-    agent = _agent_drafted(session, window)
+    first = _first_replies(session, window, {tid: created for tid, _, _, created in tickets})
+    agent = _agent_drafted(session, window, first)
     intents = _intents(session, window)
-    return [_outcome(tid, (sla or {}).get("first_reply_due"), replied.get(tid), now, agent=tid in agent,
-                     tier=tiers.get(customer) or NO_TIER, intent=intents.get(tid, NO_TRIAGE))
-            for tid, customer, sla in tickets]
+    return [_outcome(tid, (sla or {}).get("first_reply_due"), first[tid][0] if tid in first else None, now,
+                     agent=tid in agent, tier=tiers.get(customer) or NO_TIER, intent=intents.get(tid, NO_TRIAGE))
+            for tid, customer, sla, _ in tickets]
 
 
-def _agent_drafted(session: Session, window: Any) -> set[str]:
-    """Tickets with a reply of their runs sent: the embedded desk's message with its run, Zendesk's sent write."""
-    embedded = session.exec(select(TicketMessage.ticket_id).where(
-        col(TicketMessage.ticket_id).in_(window), col(TicketMessage.role) == "staff",
-        col(TicketMessage.run_id).is_not(None)).distinct()).all()
-    zendesk = session.exec(select(DeskWrite.ticket_id).where(
-        col(DeskWrite.ticket_id).in_(window), col(DeskWrite.kind) == "reply", col(DeskWrite.public).is_(True),
-        col(DeskWrite.status) == "sent", col(DeskWrite.run_id).is_not(None)).distinct()).all()
-    return set(embedded) | set(zendesk)
+def _first_replies(session: Session, window: Any, created: dict[str, datetime]) -> dict[str, tuple[datetime, int | None]]:
+    """Each ticket's first reply: (when, its run on the embedded desk) of its first public staff message after
+    the ticket's creation (one at the creation is an agent-opened ticket's opening comment)."""
+    first: dict[str, tuple[datetime, int | None]] = {}
+    for ticket_id, at, run_id in session.exec(
+            select(TicketMessage.ticket_id, TicketMessage.created_at, TicketMessage.run_id).where(
+                col(TicketMessage.ticket_id).in_(window), col(TicketMessage.role) == "staff")
+            .order_by(col(TicketMessage.ticket_id), col(TicketMessage.created_at), col(TicketMessage.id))).all():
+        if ticket_id not in first and _aware(at) > _aware(created[ticket_id]):
+            first[ticket_id] = (_aware(at), run_id)
+    return first
+
+
+def _agent_drafted(session: Session, window: Any, first: dict[str, tuple[datetime, int | None]]) -> set[str]:
+    """Tickets whose first reply came from a run: the embedded desk's message with its run, or on Zendesk a run's
+    public reply sent whose first try came before the first reply (no staff reply existed then)."""
+    embedded = {tid for tid, (_, run_id) in first.items() if run_id is not None}
+    tried: dict[str, datetime] = {}
+    for ticket_id, since, created in session.exec(select(DeskWrite.ticket_id, DeskWrite.zendesk_since,
+                                                         DeskWrite.created_at).where(
+            col(DeskWrite.ticket_id).in_(window), col(DeskWrite.kind) == "reply", col(DeskWrite.public).is_(True),
+            col(DeskWrite.status) == "sent", col(DeskWrite.run_id).is_not(None))).all():
+        at = _aware(since or created)  # a write from before zendesk_since was kept: when it was made, our clock
+        tried[ticket_id] = min(at, tried.get(ticket_id, at))
+    zendesk = {tid for tid, since in tried.items() if tid in first and since < first[tid][0]}
+    return embedded | zendesk
 
 
 def _intents(session: Session, window: Any) -> dict[str, str]:

@@ -70,12 +70,9 @@ def gone_lines(gone: list[control.GoneRule]) -> list[str]:
     """Rules no longer in the file: named, so a rename or removal never hides a backlog."""
     lines: list[str] = []
     for rule in (r for r in gone if r.waiting):
-        shown = ", ".join(f"{w.ticket_id}{' (follow-up)' if w.kind == 'message' else ''} since {w.since}"
-                          for w in rule.oldest[:WAITING_LINES])
-        more = f", and {rule.waiting - WAITING_LINES} more" if rule.waiting > WAITING_LINES else ""
         lines += [f"{rule.name} · no longer in the rules file, {rule.waiting} waiting on it (offered to the rules "
                   "again whenever the file changes)",
-                  f"  waiting, oldest first: {shown}{more}; why: {rule.oldest[0].reason}"]
+                  "  waiting, what is due first:", *waiting_lines(rule.oldest, rule.waiting)]
     empty = [r.name for r in gone if not r.waiting]
     if empty:
         lines.append(f"No longer in the rules file, nothing waiting: {', '.join(empty)}.")
@@ -92,21 +89,31 @@ def status_lines(rule: control.RuleStatus) -> str:
              f"  taken {rule.taken} · follow-ups {rule.follow_ups} · waiting {rule.waiting} · held {rule.held} · "
              f"spend {spend}{cap}"]
     if rule.due_within_minutes or rule.past_cap_today:
-        lines.append("  " + past_cap_text(rule.due_within_minutes, rule.past_cap_hour, rule.past_cap_today))
+        lines.append("  " + past_cap_text(rule.due_within_minutes, rule.max_per_hour, rule.past_cap_hour,
+                                          rule.past_cap_today))
     if rule.skipped:
         lines.append("  skipped: " + "; ".join(f"{n} {reason}" for reason, n in rule.skipped.items()))
     if rule.oldest:
-        shown = ", ".join(f"{w.ticket_id}{' (follow-up)' if w.kind == 'message' else ''} since {w.since}"
-                          for w in rule.oldest[:WAITING_LINES])
-        more = f", and {rule.waiting - WAITING_LINES} more" if rule.waiting > WAITING_LINES else ""
-        lines.append(f"  waiting, oldest first: {shown}{more}; why: {rule.oldest[0].reason}")
+        lines += ["  waiting, in the order they start:", *waiting_lines(rule.oldest, rule.waiting)]
     return "\n".join(lines)
 
 
-def past_cap_text(due_within_minutes: float | None, hour: int, today: int) -> str:
-    """"due within 30 min starts past the hourly cap: 1 in the last hour, 2 today" (docs/intake.md, due_within)."""
+def waiting_lines(shown: list[control.Waiting], waiting: int) -> list[str]:
+    """The first WAITING_LINES of a backlog as listed (the order it starts), each with its due line, then why."""
+    lines = [f"    {w.ticket_id}{' (follow-up)' if w.kind == 'message' else ''} · {w.due or 'nothing due'} · "
+             f"since {w.since}" for w in shown[:WAITING_LINES]]
+    if waiting > WAITING_LINES:
+        lines.append(f"    … and {waiting - WAITING_LINES} more (--json lists {control.WAITING_SHOWN})")
+    return [*lines, f"  why: {shown[0].reason}"] if shown else lines
+
+
+def past_cap_text(due_within_minutes: float | None, max_per_hour: int | None, hour: int, today: int) -> str:
+    """"due within 30 min (not yet breached) starts past the hourly cap, at most 2 an hour: 1 in the last hour, 3
+    today" (docs/intake.md, due_within)."""
     window = durations.describe(due_within_minutes * 60) if due_within_minutes else "its due_within"
-    return f"due within {window} starts past the hourly cap: {hour} in the last hour, {today} today"
+    most = f", at most {max_per_hour} an hour" if max_per_hour else ""
+    return (f"due within {window} (not yet breached) starts past the hourly cap{most}: {hour} in the last hour, "
+            f"{today} today")
 
 
 def cmd_intake_flip(args: argparse.Namespace, settings: Settings) -> int:

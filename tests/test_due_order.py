@@ -123,6 +123,10 @@ def test_due_within_lets_a_ticket_about_to_breach_past_a_full_cap_and_counts_it(
     arrivals.standing(db, rules)
     routine = _new_ticket(db, 1, priority="normal")
     assert _tickets_of(db, _pass(db, settings, rules)) == [routine], "the cap is full now"
+    with db.session() as session:  # `intake check` says what a full cap still lets through, and its bounds
+        [would] = check.judge(session, settings, rules).rules
+    assert would.hold == ("over max_per_hour = 1 (a ticket due within 30 min, not one already breached, would start "
+                          "past it: due_within, at most 1 an hour)")
     soon, later = _new_ticket(db, 2), _new_ticket(db, 3)
     _due(db, soon, 20)
     _due(db, later, 180)
@@ -130,17 +134,56 @@ def test_due_within_lets_a_ticket_about_to_breach_past_a_full_cap_and_counts_it(
     assert _arrival(db, soon).past_cap is True and "past its max_per_hour" in (_arrival(db, soon).reason or "")
     assert (_arrival(db, later).state, _arrival(db, later).reason) == (ArrivalState.WAITING, "over max_per_hour = 1")
     assert _arrival(db, routine).past_cap is False
-    # the later one waits in the backlog of a capped rule; when it comes within the window, it starts too
+    # the later one waits in the backlog of a capped rule; within the window now, it waits still: the one start
+    # past the cap that due_within allows an hour (max_per_hour) is used
     assert _pass(db, settings, rules) == []
     _due(db, later, 29)
-    assert _tickets_of(db, _pass(db, settings, rules)) == [later] and _arrival(db, later).past_cap is True
+    assert _pass(db, settings, rules) == []
+    assert _arrival(db, later).state == ArrivalState.WAITING
     with db.session() as session:
         [status] = control.figures(session, rules).rules
-    assert (status.past_cap_hour, status.past_cap_today, status.due_within_minutes) == (2, 2, 30)
-    assert status.taken == 3, "past-cap starts are taken tickets too"
-    with db.session() as session:  # `intake check` says what a full cap still lets through
         [would] = check.judge(session, settings, rules).rules
-    assert would.hold == "over max_per_hour = 1 (a ticket due within 30 min would start past it: due_within)"
+    assert (status.past_cap_hour, status.past_cap_today, status.due_within_minutes) == (1, 1, 30)
+    assert status.taken == 2, "past-cap starts are taken tickets too"
+    assert would.hold == ("over max_per_hour = 1 (due_within's 1 start(s) past it this hour are used too: a ticket "
+                          "due within 30 min waits as well)")
+    _an_hour_passes(db)
+    assert _tickets_of(db, _pass(db, settings, rules)) == [later] and _arrival(db, later).past_cap is False
+    third = _new_ticket(db, 4)
+    _due(db, third, 15)
+    assert _tickets_of(db, _pass(db, settings, rules)) == [third] and _arrival(db, third).past_cap is True
+
+
+def test_due_within_at_most_doubles_the_cap_and_a_breached_ticket_waits_its_turn_first(db: Any,
+                                                                                      settings: Any) -> None:
+    """max_per_hour = 2, due_within = 30m: of a backlog of eight, four already breached and four about to, one
+    pass starts the two most breached (the cap) and two about to breach (past it); the other breached two wait,
+    and start first when the hour frees."""
+    rules = [_rule(max_per_hour=2, due_within=timedelta(minutes=30))]
+    arrivals.standing(db, rules)
+    with db.session() as session:
+        session.execute(update(IntakeRule).where(col(IntakeRule.name) == "sso").values(paused=True))
+    made = [_new_ticket(db, n, priority="normal") for n in range(8)]
+    for ticket, minutes in zip(made, (-50, 25, -40, 20, -30, 15, -20, 10), strict=True):
+        _due(db, ticket, minutes)
+    assert _pass(db, settings, rules) == []
+    with db.session() as session:
+        session.execute(update(IntakeRule).where(col(IntakeRule.name) == "sso").values(paused=False))
+    started = _tickets_of(db, _pass(db, settings, rules))
+    assert started == [made[0], made[2], made[7], made[5]], "the cap by breach time, then two about to breach"
+    assert [_arrival(db, t).past_cap for t in started] == [False, False, True, True]
+    assert _pass(db, settings, rules) == [], "cap and past-cap allowance both used this hour"
+    assert _arrival(db, made[4]).reason == "over max_per_hour = 2"
+    with db.session() as session:
+        [status] = control.figures(session, rules).rules
+    assert [w.ticket_id for w in status.oldest] == [made[4], made[6], made[3], made[1]], "the order they start"
+    dues = [w.due or "" for w in status.oldest]
+    assert dues[0].startswith("first reply breached 30 min ago · ") and dues[0].endswith(" · normal"), dues
+    assert dues[1].startswith("first reply breached 20 min ago · ") and dues[3].startswith("first reply due in 25 min")
+    assert all(w.due_at for w in status.oldest), "each with its breach time (--json: due_at)"
+    _an_hour_passes(db)
+    assert _tickets_of(db, _pass(db, settings, rules)) == [made[4], made[6], made[3], made[1]], (
+        "the breached two first, by the cap; then the two due soon past it")
 
 
 def test_due_within_skips_only_the_hourly_cap(db: Any, settings: Any) -> None:
@@ -170,10 +213,13 @@ def test_the_rules_file_reads_due_within() -> None:
     assert parse(text.format("45"))[0].due_within == timedelta(minutes=45), "a bare number is minutes"
     assert parse(text.replace('"{}"', "{}").format(15))[0].due_within == timedelta(minutes=15)
     assert parse(text.replace('due_within = "{}"\n', ""))[0].due_within is None
-    for bad in ('"soon"', '"-5m"', "0", "true"):
+    assert parse(text.format("7d"))[0].due_within == timedelta(days=7), "the longest window"
+    for bad in ('"soon"', '"-5m"', "0", "true", '"8d"', "10081", '"99999999d"', "1e12", "1e18", '"inf"', "nan",
+                '"1e400"'):
         with pytest.raises(RulesError) as caught:
             parse(text.replace('"{}"', "{}").format(bad), "rules.toml")
-        assert "line 5: rule 'sso': due_within is a window such as" in str(caught.value), bad
+        assert str(caught.value) == ("rules.toml, line 5: rule 'sso': due_within is a window such as \"30m\", "
+                                     "\"2h\" or 45 (minutes), above 0 and at most 7 days."), bad
 
 
 RULES = """\
@@ -199,8 +245,7 @@ def test_intake_status_shows_what_passed_the_cap(db: Any, settings: Any, tmp_pat
     yesterday = _new_ticket(db, 1)
     _due(db, yesterday, 10)
     assert len(_pass(db, settings, rules)) == 1
-    _new_ticket(db, 2)
-    _new_ticket(db, 3)
+    plain, later = _new_ticket(db, 2), _new_ticket(db, 3)
     soon = _new_ticket(db, 4)
     _due(db, soon, 10)
     assert _tickets_of(db, _pass(db, settings, rules)) == [soon], "past the full cap; the others wait"
@@ -208,17 +253,31 @@ def test_intake_status_shows_what_passed_the_cap(db: Any, settings: Any, tmp_pat
         now = clock.read_now(session)
         session.execute(update(DeskArrival).where(col(DeskArrival.ticket_id) == yesterday)
                         .values(decided_at=now - timedelta(days=1, minutes=1), past_cap=True))
+    _due(db, later, 120)  # the later arrival is due first: the backlog lists (and starts) it first
     assert main(["intake", "status"]) == 0
     out = capsys.readouterr().out
-    assert "  due within 30 min starts past the hourly cap: 1 in the last hour, 1 today" in out
+    shown = ("  due within 30 min (not yet breached) starts past the hourly cap, at most 1 an hour: 1 in the last "
+             "hour, 1 today")
+    assert shown in out
+    assert f"  waiting, in the order they start:\n    {later} · first reply due in " in out, out
+    assert f"\n    {plain} · " in out.split(later, 1)[1] and "\n  why: over max_per_hour = 1" in out
     assert main(["intake", "status", "--json"]) == 0
     [rule] = json.loads(capsys.readouterr().out)["rules"]
     assert (rule["past_cap_hour"], rule["past_cap_today"], rule["due_within_minutes"]) == (1, 1, 30)
+    assert [w["ticket_id"] for w in rule["oldest"]] == [later, plain]
+    assert rule["oldest"][0]["due"].startswith("first reply due in ") and rule["oldest"][0]["due_at"]
+    assert rule["oldest"][1]["due_at"] is None and "due" not in (rule["oldest"][1]["due"] or "")
     harness, stop = start_harness(settings, db)
     try:
         status, body = harness.send.command("intake status", user="ULEAD")
         assert status == 200
-        assert "\ndue within 30 min starts past the hourly cap: 1 in the last hour, 1 today" in body
+        assert "\n" + shown.strip() in body
+        with db.session() as session:  # the service drew the due lines again from the desk's policies when it came up
+            order = [w.ticket_id for w in control.figures(session, rules).rules[0].oldest]
+        assert sorted(order) == sorted([later, plain])
+        assert (f"\nwaiting, in the order they start (over max_per_hour = 1):\n• *{order[0]}* · first reply due in "
+                in body), body
+        assert f"\n• *{order[1]}* · first reply due in " in body.split(order[0], 1)[1], body
     finally:
         stop()
 
@@ -251,3 +310,15 @@ def test_the_benchmark_drains_the_same_tickets_both_ways() -> None:
         assert (figures["tickets"], figures["hours_to_drain"]) == (12, 3), name
         assert figures["met"] + figures["breached"] == 12, name
     assert result["arrival_order"] != result["breach_order"], "the order changes which targets are met"
+
+
+def test_the_reload_log_writes_due_within_as_the_file_reads_it() -> None:
+    """A changed due_within is logged in the file's own form, so what the log says can be written back."""
+    from bot.runs.intake.reload import differences
+
+    text = '[[rule]]\nname = "sso"\nchannel = "C0SSO"\nmax_per_hour = 2\ndue_within = {}\n'
+    for value, shown in (("30", "30m"), ('"2h"', "2h"), ("90", "90m"), ('"1d"', "1d"), ('"45s"', "45s"),
+                         ("45.5", "2730s")):
+        [old], [new] = parse(text.format('"7d"')), parse(text.format(value))
+        assert differences([old], [new]) == [f"rule 'sso' changed: due_within 7d → {shown}"], value
+        assert parse(text.format(f'"{shown}"'))[0].due_within == new.due_within, shown

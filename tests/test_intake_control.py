@@ -101,7 +101,7 @@ def test_status_gives_each_rule_today_in_text_and_json(db: Any, settings: Any, r
     urgent, rest = status["rules"]
     assert [urgent["name"], rest["name"]] == ["urgent-sso", "rest"]  # file order
     assert (urgent["taken"], urgent["follow_ups"], urgent["waiting"], urgent["held"]) == (1, 1, 2, 0)
-    assert [w["ticket_id"] for w in urgent["oldest"]] == [second, third]  # oldest first
+    assert [w["ticket_id"] for w in urgent["oldest"]] == [second, third]  # the order they start: nothing due, same priority
     assert urgent["oldest"][0]["reason"] == "over max_per_hour = 1" and urgent["oldest"][0]["kind"] == "ticket"
     assert urgent["skipped"] == {QUIET: 1, "the ticket is hold": 1}
     assert urgent["spend_usd"] == pytest.approx(0.25)
@@ -117,7 +117,7 @@ def test_status_gives_each_rule_today_in_text_and_json(db: Any, settings: Any, r
     assert ("\n  taken 1 · follow-ups 1 · waiting 2 · held 0 · spend $0.25 of $15.00 a day · at most 1 an hour"
             in out)
     assert f"  skipped: 1 {QUIET}; 1 the ticket is hold" in out
-    assert f"  waiting, oldest first: {second} since " in out and "; why: over max_per_hour = 1" in out
+    assert f"  waiting, in the order they start:\n    {second} · " in out and "\n  why: over max_per_hour = 1" in out
     assert re.search(r"rest → C0REST · taking new tickets \(in force since [^)]+\)\n  taken 1 · follow-ups 0 · waiting 0", out)
 
 
@@ -272,7 +272,7 @@ def test_slash_command_for_approvers_and_app_home_shows_the_intake(settings: Any
         assert answer.startswith("*Intake today* (") and "0 arrival(s) no rule took" in answer
         assert ("*urgent-sso* → <#C0URGENT> · taking new tickets\ntaken 1 · follow-ups 0 · waiting 1 · skipped 0 · "
                 "spend $0.00 of $15.00/day · 1/hour\n"
-                f"oldest waiting: *{waiting}* (over max_per_hour = 1)") in answer
+                f"waiting, in the order they start (over max_per_hour = 1):\n• *{waiting}* · ") in answer
         assert "*rest* → <#C0REST> · taking new tickets" in answer
         assert command("intake") == answer, "status is the default"
         assert command("intake dance").startswith("Try `/kitebase intake status`")

@@ -211,7 +211,7 @@ def test_what_changed_is_said_rule_by_rule() -> None:
     assert differences(old, parse(BILLING + URGENT)) == [
         "the rules' order changed (the first rule that matches takes a ticket): billing, urgent-sso"]
     assert differences(old, parse(URGENT + BILLING.replace('tags = ["billing"]', 'tags = ["billing"]\ndue_within = "30m"'))) \
-        == ["rule 'billing' changed: due_within none → 30 min"]
+        == ["rule 'billing' changed: due_within none → 30m"]
 
 
 def test_status_with_a_file_that_does_not_read_says_what_the_running_processes_do(

@@ -11,6 +11,7 @@ from bot.slack_ui.blocks import who
 from bot.slack_ui.limits import clip, context, escape, header, mrkdwn_section, split_text
 
 SECTION = 2900
+WAITING_SHOWN = 5  # of a rule's backlog, in the answer (its count is whole)
 
 
 def _text(value: str | None) -> str:
@@ -32,15 +33,24 @@ def rule_line(rule: dict[str, Any]) -> str:
             f"taken {rule['taken']} · follow-ups {rule['follow_ups']} · waiting {rule['waiting']} · "
             f"skipped {skipped} · spend {spend}" + (f" · {rule['max_per_hour']}/hour" if rule["max_per_hour"] else ""))
     if rule["oldest"]:
-        oldest = rule["oldest"][0]
-        line += f"\noldest waiting: *{escape(oldest['ticket_id'])}* ({clip(_text(oldest['reason']), 200)})"
+        line += f"\nwaiting, in the order they start ({clip(_text(rule['oldest'][0]['reason']), 200)}):"
+        line += waiting_list(rule["oldest"], rule["waiting"])
     if rule.get("due_within_minutes") or rule.get("past_cap_today"):
         window = describe(rule["due_within_minutes"] * 60) if rule.get("due_within_minutes") else "its due_within"
-        line += (f"\ndue within {window} starts past the hourly cap: {rule.get('past_cap_hour', 0)} in the last "
-                 f"hour, {rule.get('past_cap_today', 0)} today")
+        most = f", at most {rule['max_per_hour']} an hour" if rule.get("max_per_hour") else ""
+        line += (f"\ndue within {window} (not yet breached) starts past the hourly cap{most}: "
+                 f"{rule.get('past_cap_hour', 0)} in the last hour, {rule.get('past_cap_today', 0)} today")
     if rule["skipped"]:
         line += "\nskipped: " + "; ".join(f"{n} {_text(reason)}" for reason, n in rule["skipped"].items())
     return line
+
+
+def waiting_list(shown: list[dict[str, Any]], waiting: int) -> str:
+    """The first WAITING_SHOWN of a backlog as listed (the order it starts), one line each with its due line."""
+    lines = [f"\n• *{escape(w['ticket_id'])}*{' (follow-up)' if w['kind'] == 'message' else ''} · "
+             f"{escape(w.get('due') or 'nothing due')}" for w in shown[:WAITING_SHOWN]]
+    more = f"\n… and {waiting - WAITING_SHOWN} more (`kitebase intake status --json`)" if waiting > WAITING_SHOWN else ""
+    return "".join(lines) + more
 
 
 def gone_line(gone: list[dict[str, Any]]) -> str | None:
@@ -49,8 +59,9 @@ def gone_line(gone: list[dict[str, Any]]) -> str | None:
     if not waiting:
         return None
     return ":warning: No longer in the rules file, with tickets waiting on them: " + "; ".join(
-        f"*{escape(g['name'])}* {g['waiting']} (oldest *{escape(g['oldest'][0]['ticket_id'])}*: "
-        f"{clip(_text(g['oldest'][0]['reason']), 200)})" for g in waiting)
+        f"*{escape(g['name'])}* {g['waiting']} (first *{escape(g['oldest'][0]['ticket_id'])}* · "
+        f"{escape(g['oldest'][0].get('due') or 'nothing due')}: {clip(_text(g['oldest'][0]['reason']), 200)})"
+        for g in waiting)
 
 
 def build_intake_status(status: dict[str, Any]) -> str:

@@ -9,7 +9,8 @@ arrival) and decides each in ONE transaction with what it causes:
   hold, solved or closed, one a person answered publicly in the last KITEBASE_INTAKE_QUIET_HOURS, or one a live
   run already works, is skipped with its reason; over the rule's max_per_hour or max_usd_per_day, or while the
   rule is paused, it waits in the rule's backlog and starts, what is due first, when it may; a ticket whose reply
-  target breaches within the rule's `due_within` starts past its max_per_hour (`DeskArrival.past_cap`);
+  target breaches within the rule's `due_within` (ahead of now: one already breached waits its turn) starts past
+  its max_per_hour (`DeskArrival.past_cap`), at most max_per_hour such starts an hour (`past_cap_room`);
 - a customer's new public message on a ticket whose last run a rule started (and whose rule keeps follow-ups)
   continues that run in its thread once the run has ended: held while it is live;
 - anything else is ignored, with the reason.
@@ -232,10 +233,12 @@ def open_ids(session: Session, settings: Settings, rules: list[Rule]) -> tuple[l
                 found.update(_read(session, *backlog))
                 continue
             held_rules[(rule.name, kind)] = hold
-            if kind == ArrivalKind.TICKET and rule.due_within is not None and hold_reason(
-                    session, rule, rows[rule.name], now, count_hour=False, expected=expected) is None:
-                # held by its hourly cap alone: what is due within its due_within may start past it
-                found.update(_read(session, *backlog, col(Ticket.due_at) <= now + rule.due_within))
+            if kind == ArrivalKind.TICKET and rule.due_within is not None and past_cap_room(
+                    session, rule, now) and hold_reason(session, rule, rows[rule.name], now, count_hour=False,
+                                                        expected=expected) is None:
+                # held by its hourly cap alone: what breaches within its due_within (not yet) may start past it
+                found.update(_read(session, *backlog, col(Ticket.due_at) > now,
+                                   col(Ticket.due_at) <= now + rule.due_within))
     # the backlog of rules no longer in the file: judged by the rules in force (a renamed rule takes its own back)
     # (not those judged so already: they wait for a person, or for the rules to change: judge_again)
     found.update(_read(session, col(DeskArrival.state) == ArrivalState.WAITING, col(DeskArrival.rule).is_not(None),
@@ -248,14 +251,21 @@ def _read(session: Session, *where: Any, oldest: bool = False) -> dict[int, tupl
     """Up to BATCH arrivals matching `where`, each with its ticket's breach time and priority: oldest first
     (`oldest`: new arrivals, each decided once), else what is due first (a backlog: one SQL join on the indexed
     `Ticket.due_at`, none last, then priority, then arrival)."""
-    query = select(DeskArrival.id, Ticket.due_at, Ticket.priority).outerjoin(
-        Ticket, col(Ticket.id) == col(DeskArrival.ticket_id)).where(*where)
-    if oldest:
-        query = query.order_by(col(DeskArrival.id))
-    else:
-        rank = case(sla.RANK, value=col(Ticket.priority), else_=len(sla.RANK))
-        query = query.order_by(col(Ticket.due_at).asc().nulls_last(), rank, col(DeskArrival.id))
+    query = select(DeskArrival.id, Ticket.due_at, Ticket.priority).outerjoin(Ticket, on_ticket()).where(*where)
+    query = query.order_by(col(DeskArrival.id)) if oldest else query.order_by(*start_order())
     return {int(i): (due, priority) for i, due, priority in session.exec(query.limit(BATCH)).all() if i is not None}
+
+
+def on_ticket() -> Any:
+    """An arrival joined to its ticket (outer: the ticket may be gone), for `start_order`."""
+    return col(Ticket.id) == col(DeskArrival.ticket_id)
+
+
+def start_order() -> tuple[Any, ...]:
+    """The order a backlog starts in, for a query of arrivals joined to their tickets (`on_ticket`): the breach
+    time (none last), then priority, then arrival. The pass reads backlogs so; `intake status` lists them so."""
+    rank = case(sla.RANK, value=col(Ticket.priority), else_=len(sla.RANK))
+    return col(Ticket.due_at).asc().nulls_last(), rank, col(DeskArrival.id)
 
 
 def _restate(db: Database, held_rules: dict[tuple[str, str], str]) -> None:
@@ -342,7 +352,7 @@ def _new_ticket(session: Session, settings: Settings, rules: list[Rule], standin
                        expected=expected_cost(session, settings), due_at=ticket.due_at)
     if hold is not None:
         return _Decision(ArrivalState.WAITING, hold, rule.name)
-    past_cap = due_soon(rule, ticket.due_at, now) and hour_full(session, rule, now)
+    past_cap = hour_full(session, rule, now)  # it may start with the hour full: due_within let it past
     run_id = _start(session, settings, rule, why, ticket)
     reason = "started: " + ", ".join(why) + (f" (due within {rule.name}'s due_within, past its max_per_hour)"
                                              if past_cap else "")
@@ -419,14 +429,19 @@ def hold_reason(session: Session, rule: Rule, row: IntakeRule, now: datetime, *,
                 expected: float = 0.0, due_at: datetime | None = None) -> str | None:
     """Why an arrival the rule took must wait now (None: it may start). `expected`: what a run that has not
     finished yet counts toward the dollar cap at least (expected_cost), so a burst in one pass is capped too.
-    `due_at`: the ticket's breach time; within the rule's `due_within` the hourly cap does not hold it (the
-    pause, an unreachable channel and the dollar cap do)."""
+    `due_at`: the ticket's breach time; when it breaches within the rule's `due_within` (still ahead) and fewer
+    than max_per_hour started past the cap in the last hour, the hourly cap does not hold it (the pause, an
+    unreachable channel and the dollar cap do)."""
     if row.paused:
         return f"rule '{rule.name}' is paused" + (f" by {by_whom(row.paused_by)}" if row.paused_by else "")
     if (unreachable := channel_blocked(session, rule.channel)) is not None:  # the bot can't post there (reach.py)
         return unreachable
-    if count_hour and not due_soon(rule, due_at, now) and hour_full(session, rule, now):
-        return f"over max_per_hour = {rule.max_per_hour}"
+    if count_hour and hour_full(session, rule, now):
+        if not due_soon(rule, due_at, now):
+            return f"over max_per_hour = {rule.max_per_hour}"
+        if not past_cap_room(session, rule, now):
+            return (f"over max_per_hour = {rule.max_per_hour}, and the {rule.max_per_hour} start(s) past it that "
+                    "due_within allows an hour are used")
     if rule.max_usd_per_day is not None:
         spent = spend_today(session, rule.name, now)
         counted = spend_today(session, rule.name, now, expected=expected)
@@ -448,10 +463,25 @@ def hour_full(session: Session, rule: Rule, now: datetime) -> bool:
 
 
 def due_soon(rule: Rule, due_at: datetime | None, now: datetime) -> bool:
-    """The ticket's reply target breaches within the rule's due_within of `now` (or has breached already)."""
+    """The ticket's reply target breaches within the rule's due_within of `now`, and has not yet: starting one
+    that already breached cannot prevent its breach, so it waits its turn (first, in the backlog's order)."""
     if rule.due_within is None or due_at is None:
         return False
-    return _aware(due_at) <= _aware(now) + rule.due_within
+    return _aware(now) < _aware(due_at) <= _aware(now) + rule.due_within
+
+
+def past_cap_room(session: Session, rule: Rule, now: datetime) -> bool:
+    """Fewer than max_per_hour new tickets started past the rule's hourly cap in the hour before `now`: due_within
+    at most doubles the cap, for what is about to breach."""
+    return rule.max_per_hour is None or past_cap_since(session, rule.name, now - timedelta(hours=1)) < rule.max_per_hour
+
+
+def past_cap_since(session: Session, rule: str, since: datetime) -> int:
+    """New tickets the rule started past its max_per_hour after `since` (their target was due within due_within)."""
+    return int(session.exec(select(func.count()).select_from(DeskArrival).where(
+        col(DeskArrival.rule) == rule, col(DeskArrival.kind) == ArrivalKind.TICKET,
+        col(DeskArrival.state) == ArrivalState.STARTED, col(DeskArrival.past_cap).is_(True),
+        col(DeskArrival.decided_at) > since)).one())
 
 
 def by_whom(paused_by: str | None) -> str:

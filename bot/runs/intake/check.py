@@ -103,12 +103,21 @@ def judge(session: Session, settings: Settings, rules: list[Rule]) -> CheckRepor
         result.hold = arrivals.hold_reason(session, rule, row, now, count_hour=True,
                                            expected=arrivals.expected_cost(session, settings))
         if result.hold and rule.due_within and result.hold.startswith("over max_per_hour"):
-            result.hold += (f" (a ticket due within {describe(rule.due_within.total_seconds())} would start "
-                            "past it: due_within)")
+            result.hold += " " + past_cap_note(rule, arrivals.past_cap_room(session, rule, now))
         result.waiting = int(session.exec(select(func.count()).select_from(DeskArrival).where(
             col(DeskArrival.rule) == rule.name, col(DeskArrival.state) == ArrivalState.WAITING)).one())
     report.gone = gone_rules(session, rules)
     return report
+
+
+def past_cap_note(rule: Rule, room: bool) -> str:
+    """What a full hourly cap still lets through (due_within), and its two bounds."""
+    window = describe(rule.due_within.total_seconds()) if rule.due_within else "its due_within"
+    if not room:
+        return (f"(due_within's {rule.max_per_hour} start(s) past it this hour are used too: a ticket due within "
+                f"{window} waits as well)")
+    return (f"(a ticket due within {window}, not one already breached, would start past it: due_within, at most "
+            f"{rule.max_per_hour} an hour)")
 
 
 def _arrival_fields(session: Session) -> dict[str, dict[str, Any]]:

@@ -23,8 +23,9 @@ from bot import outbox
 from bot.config import Settings
 from bot.db import clock
 from bot.db.engine import Database
-from bot.db.models import DeskArrival, IntakeRule
+from bot.db.models import Customer, DeskArrival, IntakeRule, Ticket
 from bot.db.statements import changed
+from bot.desk import sla
 from bot.runs import BadInput
 from bot.runs.intake import arrivals
 from bot.runs.intake.rules import Rule, load
@@ -33,7 +34,7 @@ from bot.vocabulary import ArrivalKind, ArrivalState
 OFF = ("Intake is off: KITEBASE_INTAKE_RULES is unset, so no ticket is taken without a mention "
        "(docs/intake.md says how to write a rules file).")
 CLI = arrivals.PAUSED_FROM_CLI  # paused_by when a pause comes from the command line
-WAITING_SHOWN = 20  # of a rule's backlog, listed oldest first (the count is always whole)
+WAITING_SHOWN = 20  # of a rule's backlog, listed in the order it starts (the count is always whole)
 
 
 @dataclass
@@ -42,6 +43,8 @@ class Waiting:
     kind: str  # an ArrivalKind: a new ticket, or a customer's message (a follow-up)
     reason: str | None
     since: str  # when it arrived (the database's clock), ISO 8601
+    due: str | None = None  # its ticket's due line ("first reply due in 14 min · Enterprise · urgent"), sla.describe
+    due_at: str | None = None  # its ticket's breach time while the target runs (what orders the backlog), ISO 8601
 
 
 @dataclass
@@ -54,7 +57,7 @@ class RuleStatus:
     taken: int  # new tickets it started today
     follow_ups: int  # customers' messages that continued its runs today
     waiting: int  # its backlog, whole
-    oldest: list[Waiting]  # the first WAITING_SHOWN of it, oldest first
+    oldest: list[Waiting]  # the first WAITING_SHOWN of it in the order it starts (the name is kept from before)
     held: int  # follow-ups held while their run is live
     skipped: dict[str, int]  # today, by reason
     spend_usd: float  # what its runs cost today
@@ -136,9 +139,6 @@ def figures(session: Session, rules: list[Rule]) -> Status:
         row = rows.get(rule.name)
         waiting = session.exec(select(func.count()).select_from(DeskArrival).where(
             col(DeskArrival.rule) == rule.name, col(DeskArrival.state) == ArrivalState.WAITING)).one()
-        oldest = session.exec(select(DeskArrival).where(
-            col(DeskArrival.rule) == rule.name, col(DeskArrival.state) == ArrivalState.WAITING)
-            .order_by(col(DeskArrival.id)).limit(WAITING_SHOWN)).all()
         held = session.exec(select(func.count()).select_from(DeskArrival).where(
             col(DeskArrival.rule) == rule.name, col(DeskArrival.state) == ArrivalState.NEW)).one()
         out.rules.append(RuleStatus(
@@ -147,7 +147,7 @@ def figures(session: Session, rules: list[Rule]) -> Status:
             taken=counts.get((rule.name, ArrivalState.STARTED, ArrivalKind.TICKET), 0),
             follow_ups=counts.get((rule.name, ArrivalState.STARTED, ArrivalKind.MESSAGE), 0),
             waiting=int(waiting), held=int(held),
-            oldest=[Waiting(a.ticket_id, a.kind, a.reason, _iso(a.created_at)) for a in oldest],
+            oldest=waiting_in_order(session, rule.name, now),
             skipped=dict(sorted(skipped.get(rule.name, {}).items())),
             spend_usd=round(arrivals.spend_today(session, rule.name, now), 6),
             max_per_hour=rule.max_per_hour, max_usd_per_day=rule.max_usd_per_day,
@@ -160,25 +160,35 @@ def figures(session: Session, rules: list[Rule]) -> Status:
 
 def past_cap(session: Session, rule: str, since: datetime) -> int:
     """New tickets the rule started past its max_per_hour since `since` (their target was due within due_within)."""
-    return int(session.exec(select(func.count()).select_from(DeskArrival).where(
-        col(DeskArrival.rule) == rule, col(DeskArrival.kind) == ArrivalKind.TICKET,
-        col(DeskArrival.state) == ArrivalState.STARTED, col(DeskArrival.past_cap).is_(True),
-        col(DeskArrival.decided_at) > since)).one())
+    return arrivals.past_cap_since(session, rule, since)
 
 
 def gone_rules(session: Session, rules: list[Rule]) -> list[GoneRule]:
     """Rules in force once that the file no longer holds, oldest first, each with its backlog (often none)."""
     names = {r.name for r in rules}
+    now = clock.read_now(session)
     out: list[GoneRule] = []
     for row in session.exec(select(IntakeRule).order_by(col(IntakeRule.since), col(IntakeRule.name))).all():
         if row.name in names:
             continue
         waiting = col(DeskArrival.rule) == row.name, col(DeskArrival.state) == ArrivalState.WAITING
         count = int(session.exec(select(func.count()).select_from(DeskArrival).where(*waiting)).one())
-        oldest = session.exec(select(DeskArrival).where(*waiting).order_by(col(DeskArrival.id))
-                              .limit(WAITING_SHOWN)).all()
-        out.append(GoneRule(row.name, _iso(row.since), count,
-                            [Waiting(a.ticket_id, a.kind, a.reason, _iso(a.created_at)) for a in oldest]))
+        out.append(GoneRule(row.name, _iso(row.since), count, waiting_in_order(session, row.name, now)))
+    return out
+
+
+def waiting_in_order(session: Session, rule: str, now: datetime) -> list[Waiting]:
+    """The first WAITING_SHOWN of a rule's backlog in the order the intake pass starts it (arrivals.start_order:
+    what is due first), each with its ticket's due line judged at `now` (the database's clock)."""
+    rows = session.exec(select(DeskArrival, Ticket, Customer.tier).outerjoin(Ticket, arrivals.on_ticket())
+                        .outerjoin(Customer, col(Customer.id) == col(Ticket.customer_id))
+                        .where(col(DeskArrival.rule) == rule, col(DeskArrival.state) == ArrivalState.WAITING)
+                        .order_by(*arrivals.start_order()).limit(WAITING_SHOWN)).all()
+    out = []
+    for arrival, ticket, tier in rows:
+        line = sla.describe(sla.Due.from_json(ticket.sla), now, tier=tier, priority=ticket.priority) if ticket else None
+        out.append(Waiting(arrival.ticket_id, arrival.kind, arrival.reason, _iso(arrival.created_at), line,
+                           _iso(ticket.due_at) if ticket is not None and ticket.due_at is not None else None))
     return out
 
 

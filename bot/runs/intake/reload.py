@@ -20,9 +20,8 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.db.engine import Database
-from bot.durations import describe
 from bot.runs.intake import arrivals
-from bot.runs.intake.rules import Rule, RulesError, from_bytes, load
+from bot.runs.intake.rules import Rule, RulesError, from_bytes, load, written
 
 logger = logging.getLogger(__name__)
 MATCHING = ("statuses", "priorities", "tags", "brands", "groups", "via")  # what decides which tickets a rule takes
@@ -139,6 +138,6 @@ def _same_but_name(a: Rule, b: Rule) -> bool:
 def _shown(value: object) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(value) + "]" if value else "any"
-    if isinstance(value, timedelta):  # due_within: as the file writes it
-        return describe(value.total_seconds())
+    if isinstance(value, timedelta):  # due_within: as the file writes it (and would read it back)
+        return written(value)
     return "none" if value is None else str(value)

@@ -4,8 +4,9 @@ refuse to start with it rather than take the wrong tickets.
 
 A rule's filters are ANDed, each list is "any of"; a rule without filters takes every new ticket. The first
 rule (in file order) that matches a ticket takes it. `due_within` lets a ticket whose reply target breaches within
-that window skip the rule's `max_per_hour` (nothing else: pause, an unreachable channel and `max_usd_per_day` still
-hold), so a cap never makes a breach."""
+that window (and has not breached yet) skip the rule's `max_per_hour`, at most max_per_hour such tickets an hour
+(nothing else: pause, an unreachable channel and `max_usd_per_day` still hold), so a cap does not make a breach it
+could prevent. A window is at most MAX_WINDOW (7 days)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ PRIORITIES = ("low", "normal", "high", "urgent", "none")  # none: a ticket witho
 CHANNEL = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 LISTS = ("statuses", "priorities", "tags", "brands", "groups", "via")
+MAX_WINDOW = timedelta(days=7)  # the longest due_within: a reply target further off is not "about to breach"
 KEYS = ("name", "channel", *LISTS, "max_per_hour", "max_usd_per_day", "due_within", "follow_ups", "triage_tags")
 
 
@@ -173,14 +175,15 @@ def _rule(table: dict[str, Any], text: str, start: int, end: int, where: str) ->
         due_within = _window(table.get("due_within"))
     except ValueError:
         raise fail("due_within", f"rule '{name}': due_within is a window such as \"30m\", \"2h\" or 45 (minutes), "
-                                 "above 0.") from None
+                                 "above 0 and at most 7 days.") from None
     return Rule(name=name, channel=channel, **lists, max_per_hour=per_hour,
                 max_usd_per_day=float(usd) if usd is not None else None, follow_ups=follow_ups,
                 due_within=due_within, triage_tags=triage_tags, line=start)
 
 
 def _window(value: Any) -> timedelta | None:
-    """`due_within`: "30m", "2h", "1d" (bot/durations.py) or a number of minutes (45, "45")."""
+    """`due_within`: "30m", "2h", "1d" (bot/durations.py) or a number of minutes (45, "45"); above 0 and at most
+    MAX_WINDOW (ValueError otherwise: a larger one would only lift the cap, and a huge one overflows the clock)."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -188,12 +191,23 @@ def _window(value: Any) -> timedelta | None:
     if isinstance(value, str) and re.fullmatch(r"\s*\d+(\.\d+)?\s*", value):
         value = float(value)
     if isinstance(value, (int, float)):
-        if not math.isfinite(value) or value <= 0:
-            raise ValueError(value)
-        return timedelta(minutes=value)
-    if not isinstance(value, str):
+        seconds = float(value) * 60
+    elif isinstance(value, str):
+        seconds = parse_duration(value)
+    else:
         raise ValueError(value)
-    return timedelta(seconds=parse_duration(value))
+    if not math.isfinite(seconds) or not 0 < seconds <= MAX_WINDOW.total_seconds():
+        raise ValueError(value)
+    return timedelta(seconds=seconds)
+
+
+def written(window: timedelta) -> str:
+    """A due_within as the file writes it (and reads it back): "30m", "2h", "1d", "90s"."""
+    seconds = window.total_seconds()
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds / size:.10g}{unit}"
+    return f"{seconds:.10g}s"
 
 
 def _line_of_key(text: str, start: int, end: int, key: str) -> int:

@@ -24,6 +24,7 @@ from bot.db.engine import Database
 from bot.db.models import Customer, DeskWrite, Run, Ticket, TicketMessage, utcnow
 from bot.desk import arrivals as desk_arrivals
 from bot.desk import open_desk
+from bot.desk.base import DeskRefused
 from bot.evals.cases import BadCases, _case
 from bot.evals.grade import Observed, grade
 from bot.runs.execution.desk_work import intake
@@ -101,13 +102,14 @@ def test_a_rule_takes_triage_tags_as_true_or_false() -> None:
 
 # --- intake runs on the embedded desk ------------------------------------------------------------------------------
 
-def _german_ticket(db: Database) -> str:
+def _german_ticket(db: Database, extra: tuple[str, ...] = ()) -> str:
     """A new billing ticket written in German, recorded for the intake as `desk add` records one."""
     with db.session() as session:
         customer = session.exec(select(Customer.id).where(col(Customer.id) == "copperleaf-design")).one()
         now = utcnow()
         session.add(Ticket(id="KITE-901", customer_id=customer, title="Rechnung schon wieder in der falschen Währung",
-                           status="open", priority="normal", tags=["billing", "invoices"], created_at=now, updated_at=now))
+                           status="open", priority="normal", tags=["billing", "invoices", *extra], created_at=now,
+                           updated_at=now))
         session.add(TicketMessage(ticket_id="KITE-901", author="Ines Marchetti", role="customer", body=GERMAN,
                                   created_at=now))
         session.flush()
@@ -121,9 +123,9 @@ def _tags(db: Database) -> dict[str, list[str]]:
         return {t.id: list(t.tags or []) for t in session.exec(select(Ticket)).all()}
 
 
-def _intake_run(db: Database, settings: Settings, rule: Rule) -> tuple[str, int]:
+def _intake_run(db: Database, settings: Settings, rule: Rule, extra: tuple[str, ...] = ()) -> tuple[str, int]:
     arrivals.standing(db, [rule])
-    ticket = _german_ticket(db)
+    ticket = _german_ticket(db, extra)
     started: list[int] = []
     intake(db, settings, [rule], started.append)
     [run_id] = started
@@ -156,6 +158,25 @@ def test_with_triage_tags_the_triage_lands_on_its_own_ticket_only_and_never_reac
     assert [m.role for m in said] == ["customer"], "nothing was written on the ticket, for the customer or staff"
 
 
+def test_a_ticket_triaged_before_carries_only_the_latest_triage_and_keeps_every_other_tag(
+        db: Database, settings: Settings) -> None:
+    """An earlier triage's tags (another run, or a person) are replaced in the same transaction: one tag of each
+    kind, the latest; a tag of another prefix, however alike, and every other ticket stay as they were."""
+    stale = ("intent_sso", "lang_en", "sentiment_angry", "suggested_low")
+    alike = ("intentional", "language", "sentiments", "suggested")  # no intent_/lang_/sentiment_/suggested_ prefix
+    with db.session() as session:
+        other = session.get(Ticket, "KITE-142")
+        assert other is not None
+        other.tags = [*(other.tags or []), "intent_sso", "sentiment_angry"]
+        session.add(other)
+    before = _tags(db)
+    ticket, _ = _intake_run(db, settings, Rule(name="billing", channel="C0BILL", tags=("billing",), triage_tags=True),
+                            extra=(*stale, *alike))
+    after = _tags(db)
+    assert after[ticket] == ["billing", "invoices", *alike, *TRIAGE_TAGS]
+    assert {k: v for k, v in after.items() if k != ticket} == before, "no other ticket was touched"
+
+
 def test_a_mention_records_no_triage(db: Database, settings: Settings) -> None:
     service = RunService(db, settings, model_factory=OfflineModel)
     run_id = service.start("handle KITE-179", started_by="ULEAD")
@@ -170,12 +191,18 @@ def test_a_mention_records_no_triage(db: Database, settings: Settings) -> None:
 zd, zdb = zendesk_tests.zd, zendesk_tests.zdb  # the stand-in loaded with kb_data, and an empty database for it
 
 
-def test_on_zendesk_the_tags_are_a_desk_write_added_to_the_tickets_own(zdb: Any, zd: Any) -> None:
+def test_on_zendesk_the_tags_are_a_desk_write_that_replaces_an_earlier_triage_on_its_own_ticket_only(
+        zdb: Any, zd: Any) -> None:
+    """The ticket carries an earlier triage's tags (and tags that only look alike); another ticket carries one too.
+    One PUT adds the new tags and removes the earlier ones (`additional_tags`, `remove_tags`); nothing else moves."""
     from tests.test_desk_writes import sender
 
+    stale = ["intent_billing", "lang_de", "sentiment_angry", "suggested_low"]
+    zd.update_ticket(4821, tags=[*zd.tickets[4821]["tags"], *stale, "intentional"])
+    zd.update_ticket(next(n for n in zd.tickets if n != 4821), tags=["intent_billing", "suggested_low"])
     db, settings = zendesk_tests.synced(zdb)
     others = {number: list(t["tags"]) for number, t in zd.tickets.items() if number != 4821}
-    own, comments = list(zd.tickets[4821]["tags"]), len(zd.comments_of(4821))
+    own, comments = [t for t in zd.tickets[4821]["tags"] if t not in stale], len(zd.comments_of(4821))
     with db.session() as session:
         run_id = insert_run(session, goal="handle 4821 (picked up by rule 'sso': new, tagged sso)", ticket_id="4821",
                             model="kitebase-offline", started_by=None, thread_key=None,
@@ -188,14 +215,41 @@ def test_on_zendesk_the_tags_are_a_desk_write_added_to_the_tickets_own(zdb: Any,
         [write] = session.exec(select(DeskWrite)).all()
     tags = [f"intent_{run.triage['intent']}", f"lang_{run.triage['language']}",
             f"sentiment_{run.triage['sentiment']}", f"suggested_{run.triage['priority']}"]
-    assert (write.ticket_id, write.body, write.public, write.fields) == ("4821", None, False, {"additional_tags": tags})
+    assert not set(tags) & set(stale), "the offline triage differs from the earlier one in every kind"
+    assert (write.ticket_id, write.body, write.public, write.fields) == (
+        "4821", None, False, {"additional_tags": tags, "replacing": ["intent_", "lang_", "sentiment_", "suggested_"]})
     assert sender(db, settings).drain(timeout=20)
-    assert zd.tickets[4821]["tags"] == [*own, *tags], "added to the ticket's own tags, none replaced"
+    assert "intentional" in own
+    assert zd.tickets[4821]["tags"] == [*own, *tags], "the earlier triage's tags gone, every other tag kept"
     assert len(zd.comments_of(4821)) == comments, "no comment: nothing the customer sees"
     assert {n: list(t["tags"]) for n, t in zd.tickets.items() if n != 4821} == others
-    puts = [r for r in zd.requests_to("PUT", "/api/v2/tickets/4821.json")]
-    assert puts and all("additional_tags" in json.dumps(r.get("body")) for r in puts)
+    [put] = [r for r in zd.requests_to("PUT", "/api/v2/tickets/4821.json")]
+    assert put["body"]["ticket"]["additional_tags"] == tags and put["body"]["ticket"]["remove_tags"] == stale
+    assert put["body"]["ticket"]["safe_update"] is True and "tags" not in put["body"]["ticket"]
     open_desk(settings, db)  # the desk still opens with the write done (nothing left half-applied)
+
+
+def test_a_tag_write_is_done_when_the_ticket_has_the_new_tags_and_none_of_the_replaced_kinds() -> None:
+    """What a retried or found write checks on the ticket as read: the new tags there and no other tag of the kinds
+    it replaces; what it removes is named from that ticket's own tags and never a tag of another prefix."""
+    from bot.desk.zendesk import write_attempt
+
+    row = DeskWrite(ticket_id="4821", kind="update", fields={"additional_tags": ["intent_bug", "suggested_urgent"],
+                                                             "replacing": ["intent_", "suggested_"]})
+    before = {"tags": ["vip", "intent_billing", "intentional", "suggested_low", "intent_bug", "suggested"]}
+    assert not write_attempt.applied(row, before)
+    put = write_attempt.body(row, {**before, "updated_at": "2026-12-07T06:00:00Z"}, comment=False)
+    assert put["additional_tags"] == ["intent_bug", "suggested_urgent"]
+    assert put["remove_tags"] == ["intent_billing", "suggested_low"]
+    assert not write_attempt.applied(row, {"tags": ["vip", "intent_bug", "suggested_urgent", "Intent_Billing"]})
+    assert write_attempt.applied(row, {"tags": ["vip", "intentional", "intent_bug", "suggested_urgent"]})
+    write_attempt.check_tags(row, put, {"ticket": {"tags": ["vip", "intentional", "intent_bug", "suggested_urgent"]}})
+    with pytest.raises(DeskRefused, match="ticket 4821, but its tags are not as asked .*to remove: intent_billing"):
+        write_attempt.check_tags(row, put, {"ticket": {"tags": ["vip", "intent_billing", "intent_bug",
+                                                                "suggested_urgent"]}})  # remove_tags ignored
+    added_only = DeskWrite(ticket_id="4821", kind="update", fields={"additional_tags": ["intent_bug"]})  # older rows
+    assert "remove_tags" not in write_attempt.body(added_only, before, comment=False)
+    assert write_attempt.applied(added_only, before)
 
 
 # --- the eval's triage cases ---------------------------------------------------------------------------------------

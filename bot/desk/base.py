@@ -150,9 +150,11 @@ class Desk(Protocol):
     def reply(self, ticket_id: str, message: str, *, run_id: int | None, tool_use_id: str | None) -> WriteReceipt: ...
 
     def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
-               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = ()) -> WriteReceipt:
+               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = (),
+               replacing: tuple[str, ...] = ()) -> WriteReceipt:
         """An internal change (never seen by the customer): status, assignee, an internal note, and `tags` added
-        to the ticket's own (none removed)."""
+        to the ticket's own. `replacing` names tag prefixes (`intent_`, ...): in the same change, each tag of the
+        ticket's that starts with one of them and is not in `tags` is removed; no other tag is touched."""
         ...
 
     def link_incidents(self, problem_id: str, incident_ids: list[str], *, run_id: int | None,

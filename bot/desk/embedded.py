@@ -92,7 +92,8 @@ class EmbeddedDesk(TicketIds):
             return WriteReceipt(ticket.id, "sent", {**detail, "message_id": row.id})
 
     def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
-               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = ()) -> WriteReceipt:
+               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = (),
+               replacing: tuple[str, ...] = ()) -> WriteReceipt:
         ticket_id = self.normalise_ticket_id(ticket_id)
         with self.db.session() as session:
             ticket = session.get(Ticket, ticket_id)
@@ -116,10 +117,7 @@ class EmbeddedDesk(TicketIds):
                                               body=note.strip(), created_at=utcnow(), run_id=run_id,
                                               tool_use_id=tool_use_id))
                 changes.append("internal note added")
-            added = [t for t in dict.fromkeys(tags) if t not in (ticket.tags or [])]
-            if added:
-                ticket.tags = [*(ticket.tags or []), *added]
-                changes.append(f"tagged {', '.join(added)}")
+            changes += _retag(ticket, tags, replacing)
             ticket.updated_at = utcnow()
             session.add(ticket)
             session.flush()
@@ -151,3 +149,16 @@ class EmbeddedDesk(TicketIds):
             return WriteReceipt(problem_id, "sent", {"problem_id": problem_id,
                                                      "incident_ids": [row.id for row in plan.incidents],
                                                      "changes": changes})
+
+
+def _retag(ticket: Ticket, tags: tuple[str, ...], replacing: tuple[str, ...]) -> list[str]:
+    """`tags` added to the ticket's own and the other tags of the `replacing` prefixes removed, in the caller's
+    transaction; what changed, in words."""
+    new = list(dict.fromkeys(tags))
+    old = list(ticket.tags or [])
+    removed = [t for t in old if t.startswith(replacing) and t not in new] if replacing else []
+    added = [t for t in new if t not in old]
+    if not (added or removed):
+        return []
+    ticket.tags = [*(t for t in old if t not in removed), *added]
+    return ([f"tagged {', '.join(added)}"] if added else []) + ([f"untagged {', '.join(removed)}"] if removed else [])

@@ -182,7 +182,8 @@ class ZendeskDesk(TicketIds):
         return self._queue(ticket_id, "reply", self.customer_text(message.strip()), True, {}, run_id, tool_use_id)
 
     def update(self, ticket_id: str, *, status: str | None, assignee: str | None, note: str | None,
-               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = ()) -> WriteReceipt:
+               run_id: int | None, tool_use_id: str | None, tags: tuple[str, ...] = (),
+               replacing: tuple[str, ...] = ()) -> WriteReceipt:
         ticket_id = self.normalise_ticket_id(ticket_id)
         fields: dict[str, Any] = {}
         changes = []
@@ -196,9 +197,12 @@ class ZendeskDesk(TicketIds):
                                 "string to unassign.")
             fields["assignee_id"] = int(handle) if handle else None
             changes.append(f"assignee → {handle or 'unassigned'}")
-        if tags:  # added to the ticket's own, never replacing them (Zendesk's additional_tags)
+        if tags:  # added to the ticket's own (Zendesk's additional_tags)
             fields["additional_tags"] = list(dict.fromkeys(tags))
             changes.append(f"tagged {', '.join(fields['additional_tags'])}")
+        if replacing:  # the ticket's other tags of these prefixes, as the sender reads them (remove_tags)
+            fields["replacing"] = list(dict.fromkeys(replacing))
+            changes.append(f"other {', '.join(p + '*' for p in fields['replacing'])} tags removed")
         body = note.strip() if note and note.strip() else None
         if body:
             changes.append("internal note added")

@@ -65,11 +65,13 @@ def attempt(client: ZendeskClient, claim: Claim, row: DeskWrite, me: Callable[[]
         check_problem(client, claim, row)
         claim.renew()
         claim.sending(since)
+        asked = body(row, ticket, comment=posted is None)
         try:
-            answer = client.put(path, {"ticket": body(row, ticket, comment=posted is None)})
+            answer = client.put(path, {"ticket": asked})
         except Conflict:
             may_be_applied = True  # changed meanwhile, nothing applied: read again, look again
             continue
+        check_tags(row, asked, answer)
         return posted if posted is not None else comment_id(answer)
     raise KeptChanging("the ticket kept changing while we wrote (409)")
 
@@ -92,12 +94,13 @@ def body(row: DeskWrite, ticket: dict[str, Any], *, comment: bool) -> dict[str, 
     out: dict[str, Any] = {"safe_update": True, "updated_stamp": ticket.get("updated_at")}
     if row.body and comment:
         out["comment"] = {"body": row.body, "public": row.public}
-    out.update(wanted(row))
+    out.update(wanted(row, ticket))
     return out
 
 
-def wanted(row: DeskWrite) -> dict[str, Any]:
-    """The field changes the write carries, as Zendesk names them."""
+def wanted(row: DeskWrite, ticket: dict[str, Any]) -> dict[str, Any]:
+    """The field changes the write carries, as Zendesk names them, against the ticket as just read (the tags it
+    removes are the ticket's own)."""
     fields = row.fields or {}
     out: dict[str, Any] = {}
     if fields.get("status"):
@@ -110,24 +113,59 @@ def wanted(row: DeskWrite) -> dict[str, Any]:
         out["problem_id"] = fields["problem_id"]
     if fields.get("additional_tags"):  # added to the ticket's tags; the others stay
         out["additional_tags"] = list(fields["additional_tags"])
+    stale = stale_tags(row, ticket)
+    if stale:  # the other tags of the prefixes it replaces (a triage's intent_*, ...): removed in the same PUT
+        out["remove_tags"] = stale
     return out
+
+
+def stale_tags(row: DeskWrite, ticket: dict[str, Any]) -> list[str]:
+    """The ticket's tags that start with one of the write's `replacing` prefixes and that it does not add. Read
+    from the ticket just before the PUT (whose `safe_update` refuses it if the tags changed since): a tag of
+    another prefix, or on another ticket, is never named."""
+    fields = row.fields or {}
+    prefixes = tuple(str(p).lower() for p in fields.get("replacing") or ())
+    if not prefixes:
+        return []
+    keep = {str(t).lower() for t in fields.get("additional_tags") or []}
+    return [str(t) for t in ticket.get("tags") or []
+            if str(t).lower().startswith(prefixes) and str(t).lower() not in keep]
+
+
+def check_tags(row: DeskWrite, asked: dict[str, Any], answer: dict[str, Any]) -> None:
+    """The ticket Zendesk answers with has the tags added and none of those removed; else the write stops with a
+    sentence (DeskRefused): sending it again would not change what Zendesk did with it."""
+    shown = answer.get("ticket")
+    changes = {name: asked[name] for name in ("additional_tags", "remove_tags") if asked.get(name)}
+    if not changes or not isinstance(shown, dict) or "tags" not in shown:
+        return
+    if all(_on_ticket(shown, name, value) for name, value in changes.items()):
+        return
+    raise DeskRefused(f"Zendesk accepted the update of ticket {row.ticket_id}, but its tags are not as asked (to add: "
+                      f"{', '.join(changes.get('additional_tags') or []) or 'none'}; to remove: "
+                      f"{', '.join(changes.get('remove_tags') or []) or 'none'}; the ticket has: "
+                      f"{', '.join(map(str, shown.get('tags') or [])) or 'none'}). A trigger may set them. Check the "
+                      "ticket's tags and the account's triggers in Zendesk, then `kitebase desk retry`.")
 
 
 def applied(row: DeskWrite, ticket: dict[str, Any]) -> bool:
     """The ticket already shows every field change the write carries (and it has nothing left to post)."""
-    return all(_on_ticket(ticket, name, value) for name, value in wanted(row).items())
+    return all(_on_ticket(ticket, name, value) for name, value in wanted(row, ticket).items())
 
 
 def _on_ticket(ticket: dict[str, Any], name: str, value: Any) -> bool:
-    """Whether the ticket shows one change: tags added are among its tags (Zendesk lower-cases them)."""
+    """Whether the ticket shows one change: tags added are among its tags (Zendesk lower-cases them), tags removed
+    are not."""
     if name == "additional_tags":
         return {str(t).lower() for t in value} <= {str(t).lower() for t in ticket.get("tags") or []}
+    if name == "remove_tags":
+        return not {str(t).lower() for t in value} & {str(t).lower() for t in ticket.get("tags") or []}
     return _text(ticket.get(name)) == _text(value)
 
 
 def confirmed(client: ZendeskClient, row: DeskWrite, ticket: dict[str, Any], audit_id: int | None) -> bool:
     """Each field change is on the ticket now, or in the found comment's audit (made, then changed by someone)."""
-    missing = {name: value for name, value in wanted(row).items() if not _on_ticket(ticket, name, value)}
+    missing = {name: value for name, value in wanted(row, ticket).items() if not _on_ticket(ticket, name, value)}
     if not missing:
         return True
     if audit_id is None:

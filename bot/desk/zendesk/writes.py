@@ -1,7 +1,8 @@
 """Writes to Zendesk, exactly once: a durable queue like the Slack outbox.
 
-A write (the approved reply as a public comment; an internal note, a status or assignee change; a problem's or
-an incident's link, `type` and `problem_id`) is a
+A write (the approved reply as a public comment; an internal note, a status or assignee change, tags added and
+with them the ticket's other tags of the prefixes the write replaces; a problem's or an incident's link, `type`
+and `problem_id`) is a
 `desk_write` row recorded in the transaction of the tool call that decides it (one row per run and tool call,
 so a replayed call finds its row), and sent by one sender at a time: a sender claims the row (a fenced claim,
 bot/desk/zendesk/write_claim.py, by the database's clock) and makes one attempt

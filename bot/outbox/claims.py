@@ -88,8 +88,11 @@ def sent(db: Database, row_id: int, *, version: int, ts: str | None, state: dict
 
 def _link_thread(session: Any, row: Outbox, ts: str) -> None:
     """A slash command's first message is in Slack: its ts becomes the run's thread, for the rows waiting on it
-    and for follow-ups in that thread."""
+    and for follow-ups in that thread. Only its first post: one posted again (deleted in Slack) has no thread
+    under it, and the run's thread stays where its timeline and cards are."""
     run = session.get(Run, row.run_id)
+    if run is not None and (run.origin or {}).get("thread_ts"):
+        return
     if run is not None:
         run.origin = {**(run.origin or {}), "thread_ts": ts}
         run.thread_key = f"{row.channel}:{ts}"
@@ -136,6 +139,16 @@ def forget_ts(db: Database, row_id: int, state: dict[str, Any]) -> None:
     """The message was deleted in Slack: the row posts it again."""
     with db.session() as session:
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(ts=None, state=state, claimed_by=None))
+
+
+def gone(db: Database, row_id: int, version: int, state: dict[str, Any]) -> None:
+    """A message a due-refresh would have drawn again was deleted in Slack: it is not posted again for that (only
+    its line changed); the row forgets its ts, so no later pass looks at it. A real change posts it anew."""
+    with db.session() as session:
+        session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(
+            ts=None, state=state, sent_version=version, claimed_by=None, attempts=0, sent_at=clock.now(),
+            updated_at=clock.now(),
+            status=case((col(Outbox.version) == version, OutboxStatus.SENT), else_=OutboxStatus.PENDING)))
 
 
 def set_state(db: Database, row_id: int, state: dict[str, Any], *, ts: str | None = None) -> None:

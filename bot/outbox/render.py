@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from sqlmodel import col, func, select
 
 from bot.config import Settings
 from bot.db.engine import Database
@@ -26,6 +29,7 @@ from bot.vocabulary import SESSION_STATUS, ApprovalStatus, OutboxKind, RunStatus
 METADATA_TYPE = "kitebase_outbox"
 TITLE_CHARS = 200  # agents.sessions.setStatus: "Title for the agent session (max 200 characters)"
 LINKED_DRAFTS = 10  # drafts an answer links to their threads (a chat.getPermalink each)
+HOME_REUSE_SECONDS = 5.0  # App Home's lists read once serve the homes published within this long (_home_data)
 
 
 @dataclass
@@ -49,6 +53,7 @@ class Renderer:
     streaming: Callable[[], bool]
     sessions: Callable[[], bool] = lambda: True
     desk: Desk | None = None  # opened when a card first needs the customer's copy of a draft
+    _home_seen: tuple[int, float, dict[str, Any]] | None = field(default=None, repr=False)  # _home_data
 
     def __call__(self, row: Outbox) -> Delivery | None:
         """None when there is nothing to show any more (the run or approval is gone)."""
@@ -97,7 +102,7 @@ class Renderer:
         calls = []
         if row.ts is None:
             run = view["run"]
-            head = {"type": "markdown_text", "text": _header(view, row.payload or {}, closed) + "\n"}
+            head = {"type": "markdown_text", "text": _header(view, row.payload or {}, closed, streamed=True) + "\n"}
             recipient = ({"recipient_user_id": run["started_by"], "recipient_team_id": run["team"]}
                          if run.get("team") and run.get("started_by") else {})
             calls.append(Call("chat.startStream", {"channel": row.channel, "thread_ts": row.thread_ts,
@@ -246,9 +251,23 @@ class Renderer:
 
     def _home(self, row: Outbox) -> Delivery:
         """App Home; its state keeps the due lines it shows (the due-refresh job compares them)."""
-        home = for_slack.home(self.db, self.settings)
+        home = self._home_data()
         return Delivery([Call("views.publish", {"user_id": row.user, "view": queue.build_home(**home)})],
                         {**(row.state or {}), "due": for_slack.home_due(home)})
+
+    def _home_data(self) -> dict[str, Any]:
+        """Every App Home shows the same lists: read once for the homes published one after another (a due-refresh
+        pass bumps them all), again when any home changed since (the homes' versions, summed: whatever changes
+        what a home shows bumps them) or after HOME_REUSE_SECONDS."""
+        with self.db.session() as session:
+            mark = int(session.exec(select(func.coalesce(func.sum(Outbox.version), 0))
+                                    .where(col(Outbox.kind) == OutboxKind.HOME)).one())
+        kept = self._home_seen
+        if kept is not None and kept[0] == mark and time.monotonic() - kept[1] < HOME_REUSE_SECONDS:
+            return kept[2]
+        home = for_slack.home(self.db, self.settings)
+        self._home_seen = (mark, time.monotonic(), home)
+        return home
 
     # --- the Messages tab: suggested prompts and their answers -----------------------------------------
 
@@ -309,12 +328,14 @@ def session_title(run_id: int, ticket_id: str | None, subject: str | None) -> st
     return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1] + "…"
 
 
-def _header(view: dict[str, Any], payload: dict[str, Any], closed: bool) -> str:
+def _header(view: dict[str, Any], payload: dict[str, Any], closed: bool, *, streamed: bool = False) -> str:
     """Why the stretch opens, and what is due on the ticket while it is open (a closed stretch is history: the
-    card or the queue item under it shows the line, kept fresh)."""
+    card or the queue item under it shows the line, kept fresh). A streamed header shows no due line: it is the
+    stream's first chunk and is never drawn again, so "due in 25 min" would stay there after the reply was sent
+    (the card and the intake pick-up message show the line, kept fresh)."""
     run = view["run"]
     return ui.timeline_header(run["id"], run["ticket_id"], run["model"], payload.get("opening") or {},
-                              None if closed else view.get("due"))
+                              None if closed or streamed else view.get("due"))
 
 
 def _has_reader(channel: str | None, run: dict[str, Any]) -> bool:

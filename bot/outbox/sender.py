@@ -26,7 +26,7 @@ from bot import outbox
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Outbox, id_of
-from bot.outbox import claims
+from bot.outbox import claims, writers
 from bot.outbox.claims import Due
 from bot.outbox.pacing import Pacing
 from bot.outbox.render import METADATA_TYPE, Call, Delivery, Renderer
@@ -279,6 +279,10 @@ class OutboxSender:
                 self.streaming_ok = False
             claims.retry(self.db, id_of(row), after=0, error=detail, uncertain=False,
                                 state={**state, "mode": "message"})
+        elif error == "message_not_found" and row.ts is not None and _refresh_only(row):
+            logger.info("outbox row %s (%s) was deleted in Slack; only its due line changed, so it is not posted "
+                        "again", row.id, row.kind)
+            claims.gone(self.db, id_of(row), row.version, {k: v for k, v in state.items() if k not in ("mode", "streamed")})
         elif error == "message_not_found" and row.ts is not None:  # deleted in Slack: post it again
             claims.forget_ts(self.db, id_of(row), {k: v for k, v in state.items() if k not in ("mode", "streamed")})
         elif status >= 500 or error in TRANSIENT:
@@ -397,6 +401,12 @@ def look(client: WebClient, channel: str) -> reach.Look:
     if info.get("is_member") is False and not info.get("is_im"):
         return reach.Look("not_in_channel", name)
     return reach.Look(None, name)
+
+
+def _refresh_only(row: Outbox) -> bool:
+    """Bumped by the due-refresh alone: writers.refreshed lowers these kinds to BACKGROUND, any real change puts
+    their writer's priority back."""
+    return row.kind in writers.REFRESHED and row.priority == writers.BACKGROUND
 
 
 def _backoff(attempts: int) -> float:

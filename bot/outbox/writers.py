@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import update
+from sqlalchemy import case, update
 from sqlmodel import Session, col, select
 
 from bot.db import clock
@@ -82,7 +82,7 @@ def put(session: Session, *, key: str, kind: str, priority: int, run_id: int | N
     _mark(session)
     if inserted is not None:
         return int(inserted)
-    bump(session, key, payload=payload)
+    bump(session, key, payload=payload, priority=priority)
     row_id = session.exec(select(Outbox.id).where(Outbox.key == key)).one()
     if row_id is None:  # typed Optional for rows not yet inserted; a stored key is never NULL
         raise Missing(f"outbox row {key} has no id")
@@ -99,10 +99,24 @@ _TIMES = ("next_attempt_at", "created_at", "updated_at")  # filled in by the dat
 _EMPTY_ROW = dict.fromkeys(c.name for c in _OUTBOX.c if c.name != "id" and c.name not in _TIMES)
 
 
-def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -> bool:
-    """The message of `key` should show the newest state; False if there is no such row."""
+# The priority each kind's writer gives its rows: a real change puts back what a due-refresh lowered.
+OWN_PRIORITY = {OutboxKind.CARD: ANSWER, OutboxKind.BATCH: ANSWER, OutboxKind.QUEUE: ANSWER,
+                OutboxKind.REQUEST: FIRST, OutboxKind.HOME: BACKGROUND}
+
+
+REFRESHED = frozenset(OWN_PRIORITY) - {OutboxKind.HOME}  # messages a due-refresh draws again (chat.update)
+
+
+def _own_priority() -> Any:
+    return case(OWN_PRIORITY, value=col(Outbox.kind), else_=col(Outbox.priority))
+
+
+def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None, priority: int | None = None) -> bool:
+    """The message of `key` should show the newest state, at its writer's priority (`priority`, else the one its
+    kind is written with: a due-refresh's bump went at BACKGROUND); False if there is no such row."""
     values: dict[str, Any] = {"version": col(Outbox.version) + 1, "status": OutboxStatus.PENDING,
-                              "updated_at": clock.now()}
+                              "updated_at": clock.now(),
+                              "priority": _own_priority() if priority is None else priority}
     if payload is not None:
         values["payload"] = payload
     rows = changed(session.execute(update(Outbox).where(col(Outbox.key) == key).values(**values)))
@@ -112,13 +126,15 @@ def bump(session: Session, key: str, *, payload: dict[str, Any] | None = None) -
 
 def refreshed(session: Session, row_ids: list[int]) -> int:
     """These rows' messages would read differently now (the time to a due date passed: bot/runs/execution/
-    due_refresh.py): the sender draws them again. A row already waiting for the sender is left as it is (it is
-    drawn from the newest state anyway); returns how many were bumped."""
+    due_refresh.py): the sender draws them again, at BACKGROUND priority (after anyone's decision: the next real
+    change puts the writer's priority back). A row already waiting for the sender is left as it is (it is drawn
+    from the newest state anyway); returns how many were bumped."""
     if not row_ids:
         return 0
     rows = changed(session.execute(
         update(Outbox).where(col(Outbox.id).in_(row_ids), col(Outbox.version) == col(Outbox.sent_version))
-        .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now())
+        .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now(),
+                priority=BACKGROUND)
         .execution_options(synchronize_session=False)))
     _mark(session)
     return rows
@@ -228,7 +244,8 @@ def card_changed(session: Session, approval_id: int) -> None:
     # its copies where approvers could see it while its own channel refused the bot (bot/runs/intake/reach.py)
     session.execute(update(Outbox).where(col(Outbox.kind) == OutboxKind.CARD, col(Outbox.ref_id) == approval_id,
                                          col(Outbox.key).startswith(f"card:{approval_id}:to:"))
-                    .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now())
+                    .values(version=col(Outbox.version) + 1, status=OutboxStatus.PENDING, updated_at=clock.now(),
+                            priority=ANSWER)
                     .execution_options(synchronize_session=False))
 
 

@@ -8,22 +8,25 @@ bot/runs/reports/due_shown.py decides, for both, what each message shows). The o
 does any other update; nothing here calls Slack (DESIGN.md: only the sender does, for a run).
 
 Bounded: only rows whose line changed, never a row already waiting for the sender, and at most MOST_MESSAGES
-chat.update and MOST_HOMES views.publish a pass, what is closest to its breach first (Slack allows chat.update
-about 50 times a minute for the whole workspace, and decisions need that too). A row left out is drawn at a
-later pass. Two processes running it at once bump a row once (the bump needs the row sent)."""
+chat.update (fewer while answers to people wait for the sender) and MOST_HOMES views.publish a pass (Slack allows
+chat.update about 50 times a minute for the whole workspace, and decisions need that too). The bumps go at
+background priority, after any decision's answer. Which rows a pass bumps: the ones drawn longest ago first
+(`Outbox.sent_at`: the line that has been wrong longest), then the nearest breach; a row drawn now waits behind
+the others, so with N changed rows every line is drawn again within N / MOST_MESSAGES passes. Two processes
+running it at once bump a row once (the bump needs the row sent)."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from bot.db.engine import Database
 from bot.db.models import Approval, Escalation, Outbox, Run
-from bot.outbox.writers import refreshed
+from bot.outbox.writers import ANSWER, refreshed
 from bot.runs.reports import due, due_shown, queries
 from bot.vocabulary import LIVE, UNRESOLVED, ApprovalStatus, OutboxKind, OutboxStatus
 
@@ -38,15 +41,17 @@ class Shown:
     row_id: int
     was: Any  # what the row's message shows (state["due"])
     now: Any  # what it would show now
-    due_at: datetime | None  # the breach nearest: who goes first when there are more than a pass allows
+    due_at: datetime | None  # the breach nearest: who goes first among lines drawn at the same time
+    drawn_at: datetime | None = None  # when the sender last drew the message (the row's sent_at)
 
 
 def refresh(db: Database) -> int:
     """One pass: bump the kept messages whose due line reads differently now; returns how many."""
     with db.session() as session:
         at = due.now(session)
+        allowed = max(0, MOST_MESSAGES - _answers_waiting(session))
         messages = _changed(_cards(session, at) + _queue_items(session, at) + _batches(session, at)
-                            + _pick_ups(session, at), at)[:MOST_MESSAGES]
+                            + _pick_ups(session, at), at)[:allowed]
         homes = _changed(_homes(session), at)[:MOST_HOMES]
         bumped = refreshed(session, [s.row_id for s in messages + homes])
     if bumped:
@@ -54,9 +59,21 @@ def refresh(db: Database) -> int:
     return bumped
 
 
+def _answers_waiting(session: Session) -> int:
+    """Answers to people waiting for the sender: each needs a Slack call before any refresh does."""
+    return int(session.exec(select(func.count()).select_from(Outbox).where(
+        col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.priority) == ANSWER)).one())
+
+
 def _changed(found: list[Shown], at: datetime) -> list[Shown]:
-    return sorted((s for s in found if s.was != s.now),
-                  key=lambda s: abs((due.aware(s.due_at) - at).total_seconds()) if s.due_at else float("inf"))
+    """The rows whose line reads differently now: drawn longest ago first, then the nearest breach."""
+    def key(s: Shown) -> tuple[datetime, float]:
+        nearness = abs((due.aware(s.due_at) - at).total_seconds()) if s.due_at else float("inf")
+        return (due.aware(s.drawn_at) if s.drawn_at else _NEVER, nearness)
+    return sorted((s for s in found if s.was != s.now), key=key)
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
 
 def _kept(kind: OutboxKind) -> tuple[Any, ...]:
@@ -69,7 +86,7 @@ def _was(row: Outbox) -> Any:
 
 
 def _shown(row: Outbox, now: due.TicketDue) -> Shown:
-    return Shown(int(row.id or 0), _was(row), now.line, now.due_at)
+    return Shown(int(row.id or 0), _was(row), now.line, now.due_at, row.sent_at)
 
 
 def _cards(session: Session, at: datetime) -> list[Shown]:
@@ -106,12 +123,12 @@ def _batches(session: Session, at: datetime) -> list[Shown]:
     for row in rows:
         children = due_shown.batch(session, int(row.ref_id or 0), at)
         nearest = min((d.due_at for d in children.values() if d.due_at), default=None, key=due.aware)
-        found.append(Shown(int(row.id or 0), _was(row), due_shown.batch_lines(children), nearest))
+        found.append(Shown(int(row.id or 0), _was(row), due_shown.batch_lines(children), nearest, row.sent_at))
     return found
 
 
 def _homes(session: Session) -> list[Shown]:
-    """Every App Home shows the same lists: judged once."""
+    """Every App Home shows the same lists: judged once (the homes drawn longest ago go first: _changed)."""
     rows = session.exec(select(Outbox).where(col(Outbox.kind) == OutboxKind.HOME,
                                              col(Outbox.status) == OutboxStatus.SENT)).all()
     if not rows:
@@ -120,4 +137,4 @@ def _homes(session: Session) -> list[Shown]:
     lines = due_shown.home_lines(waiting, drafts)
     nearest = min((datetime.fromisoformat(i["due_at"]) for i in waiting + drafts if i.get("due_at")), default=None,
                   key=due.aware)
-    return [Shown(int(row.id or 0), _was(row), lines, nearest) for row in rows]
+    return [Shown(int(row.id or 0), _was(row), lines, nearest, row.sent_at) for row in rows]

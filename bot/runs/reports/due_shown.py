@@ -4,7 +4,7 @@ bumps a message exactly when what it shows would now read differently.
 
 - an approval card: its ticket's line while the draft waits (a decided card shows none);
 - a queue item: its run's ticket while the run is in the human queue (open or taken);
-- a batch card: each child's ticket while that child works or its draft waits;
+- a batch card: each child's ticket while that child works or its draft waits (not while its reply is sent);
 - an intake pick-up message: its ticket while the run is live (queued, working, waiting for a decision);
 - App Home: the lines of the waiting drafts and the queue, in their order.
 The renderer keeps what it drew in the row's `state["due"]`."""
@@ -59,10 +59,15 @@ def pick_up(run: Run, lines: Lookup) -> due.TicketDue:
 
 
 def batch(session: Session, batch_id: int, at: datetime) -> dict[str, due.TicketDue]:
-    """Each working or waiting child's ticket (a child done shows none)."""
-    children = session.exec(select(Run.ticket_id).where(col(Run.batch_id) == batch_id,
-                                                        col(Run.status).in_(LIVE))).all()
-    return due.of_tickets(session, list(children), at)
+    """Each working or waiting child's ticket (a child done shows none, nor one whose reply was approved and is
+    being sent: "Approved… sending…" needs no "due in")."""
+    children = session.exec(select(Run.id, Run.ticket_id).where(col(Run.batch_id) == batch_id,
+                                                                col(Run.status).in_(LIVE))).all()
+    latest: dict[int | None, str] = dict(session.exec(  # each child's newest draft, as its card shows it
+        select(Approval.run_id, Approval.status).where(col(Approval.run_id).in_([r for r, _ in children]))
+        .order_by(col(Approval.id))).all())
+    sending = {ApprovalStatus.APPROVED, ApprovalStatus.EDITED}
+    return due.of_tickets(session, [t for r, t in children if latest.get(r) not in sending], at)
 
 
 def batch_lines(found: dict[str, due.TicketDue]) -> dict[str, str | None]:

@@ -19,8 +19,9 @@ def queue(session: Session) -> list[dict[str, Any]]:
                         .where(col(Escalation.status).in_(UNRESOLVED)).order_by(col(Escalation.id))).all()
     dues = due.of_tickets(session, [r.ticket_id for _, r in rows], due.now(session))
     ordered = sorted(rows, key=lambda pair: dues.get(pair[1].ticket_id or "", due.NOTHING).order(int(pair[0].id or 0)))
+    names = customer_names(session, [r.ticket_id for _, r in rows])
     return [{"escalation_id": e.id, "run_id": r.id, "ticket_id": r.ticket_id,
-             "customer": customer_name(session, r.ticket_id) if r.ticket_id else None, "kind": e.kind,
+             "customer": names.get(r.ticket_id) if r.ticket_id else None, "kind": e.kind,
              "why": stop_words(e.kind, e.reason), "reason": e.reason, "summary": e.summary, "status": e.status,
              "claimed_by": e.claimed_by, "created_at": e.created_at.isoformat(),
              "held": held.for_a_person(session, r.ticket_id),
@@ -28,7 +29,7 @@ def queue(session: Session) -> list[dict[str, Any]]:
 
 
 def _due_fields(found: due.TicketDue) -> dict[str, Any]:
-    return {"due": found.line, "due_at": found.due_at.isoformat() if found.due_at else None}
+    return {"due": found.line, "due_at": due.aware(found.due_at).isoformat() if found.due_at else None}
 
 
 def waiting_approvals(session: Session) -> list[dict[str, Any]]:
@@ -39,11 +40,12 @@ def waiting_approvals(session: Session) -> list[dict[str, Any]]:
                         .order_by(col(Approval.id))).all()
     tickets = [(a.tool_input or {}).get("ticket_id", r.ticket_id) for a, r in rows]
     dues = due.of_tickets(session, tickets, due.now(session))
+    names = customer_names(session, tickets)
     found = []
     for (a, r), ticket_id in zip(rows, tickets, strict=True):
         shown = dues.get(ticket_id or "", due.NOTHING)
         found.append(({"approval_id": a.id, "run_id": r.id, "ticket_id": ticket_id,
-                       "customer": customer_name(session, ticket_id) if ticket_id else None, "tool": a.tool_name,
+                       "customer": names.get(ticket_id) if ticket_id else None, "tool": a.tool_name,
                        "message": (a.tool_input or {}).get("message", ""), "created_at": a.created_at,
                        "started_by": r.started_by, "reminded": a.reminded_at is not None, **_due_fields(shown)},
                       shown.order(int(a.id or 0))))
@@ -76,6 +78,15 @@ def customer_name(session: Session, ticket_id: str) -> str:
     ticket = session.get(Ticket, ticket_id)
     customer = session.get(Customer, ticket.customer_id) if ticket else None
     return customer.name if customer else "the customer"
+
+
+def customer_names(session: Session, ticket_ids: list[str | None]) -> dict[str, str]:
+    """customer_name of many tickets in one query ("the customer" for a ticket or customer not stored)."""
+    wanted = sorted({t for t in ticket_ids if t})
+    rows = session.exec(select(Ticket.id, Customer.name).join(Customer, col(Customer.id) == col(Ticket.customer_id))
+                        .where(col(Ticket.id).in_(wanted))).all() if wanted else []
+    found = dict(rows)
+    return {t: found.get(t) or "the customer" for t in wanted}
 
 
 def decided_but_waiting(session: Session, *, older_than: Any) -> list[int]:

@@ -38,10 +38,27 @@ def slack_time(when: datetime) -> str:
     return f"<!date^{int(when.timestamp())}^{{time}}|{when:%H:%M} UTC>"
 
 
-def due_text(line: str | None) -> str:
+def slack_date(when: datetime) -> str:
+    """A day and time every reader sees in their own time zone ("today at 14:05"), with a UTC fallback."""
+    return f"<!date^{int(when.timestamp())}^{{date_short_pretty}} at {{time}}|{when:%Y-%m-%d %H:%M} UTC>"
+
+
+_RUNNING = re.compile(r"^(?P<label>.+?) (?:due in |breached )")  # a target whose time runs (sla.describe)
+
+
+def due_text(line: str | None, breach_at: datetime | None = None) -> str:
     """A ticket's due line (bot/runs/reports/due.py) as mrkdwn, or nothing: ":alarm_clock: first reply due in
-    14 min · Enterprise · urgent"."""
-    return f":alarm_clock: {escape(line)}" if line else ""
+    14 min · Enterprise · urgent"; the clock only while a target runs or is paused (tier and priority alone get
+    none). `breach_at`, for a message never drawn again (a snapshot such as the /kitebase queue answer): the
+    breach as a time Slack shows in each reader's zone ("first reply due today at 14:05"), not "in 14 min"."""
+    if not line:
+        return ""
+    first, *rest = line.split(" · ")
+    running = _RUNNING.match(first)
+    if running and breach_at is not None:
+        return " · ".join([f":alarm_clock: {escape(running['label'])} due {slack_date(breach_at)}",
+                           *map(escape, rest)])
+    return f":alarm_clock: {escape(line)}" if running or " paused " in first else escape(line)
 
 
 def mention_ids(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from bot.slack_ui.blocks import CLAIM, CLOSE, RESUME, Message, due_text, mention_ids, slack_time, who
@@ -72,15 +73,19 @@ def build_queue_message(queue: list[dict[str, Any]]) -> Message:
 def _queue_blocks(queue: list[dict[str, Any]]) -> Message:
     if not queue:
         return "The human queue is empty.", [mrkdwn_section("The human queue is empty. :tada:")]
-    lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · {_why(q)}{_due(q)} — "
+    lines = [f"• *{escape(q['ticket_id'] or '-')}* · run #{q['run_id']} · {_why(q)}{_due(q, snapshot=True)} — "
              f"{escape(clip(q['reason'], 200))}" for q in queue]
     return f"{len(queue)} runs in the human queue.", [header(f"Human queue ({len(queue)})"),
                                                       *[mrkdwn_section(c) for c in split_text("\n".join(lines), 2900)]]
 
 
-def _due(item: dict[str, Any]) -> str:
-    """" · :alarm_clock: first reply due in 14 min · Enterprise · urgent", or nothing."""
-    return f" · {due_text(item['due'])}" if item.get("due") else ""
+def _due(item: dict[str, Any], *, snapshot: bool = False) -> str:
+    """" · :alarm_clock: first reply due in 14 min · Enterprise · urgent", or nothing. A `snapshot` (the
+    /kitebase queue answer and the digest, never drawn again) shows the breach as a time instead."""
+    breach = datetime.fromisoformat(item["due_at"]) if snapshot and item.get("due_at") else None
+    if breach is not None and breach.tzinfo is None:
+        breach = breach.replace(tzinfo=UTC)  # stored as UTC (SQLite gives it back without its zone)
+    return f" · {due_text(item['due'], breach)}" if item.get("due") else ""
 
 
 def _said(words: str, reason: str | None) -> str:

@@ -14,12 +14,15 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
+from bot.db import clock
 from bot.db.engine import Database
-from bot.db.models import Approval, Run, Ticket
+from bot.db.models import Approval, Customer, Run, Ticket
+from bot.desk import sla
 from bot.outbox import messages_tab
 from bot.runs.lifecycle.goals import live_run, live_run_sentence
 from bot.vocabulary import LIVE, ApprovalStatus, RunStatus
@@ -117,21 +120,39 @@ def answer(session: Session, prompt: Prompt, *, key: str, channel: str, thread_t
 
 
 def drafts_for(session: Session, user: str, decides: Decides) -> list[dict[str, Any]]:
-    """The drafts waiting for a decision that `user` may make, oldest first, with where each card is."""
+    """The drafts waiting for a decision that `user` may make, what is due first (then priority, then arrival:
+    sla.order_key, as App Home lists them), each with its due line and breach time and where its card is."""
     rows = session.exec(select(Approval, Run).join(Run, col(Run.id) == col(Approval.run_id))
                         .where(col(Approval.status) == ApprovalStatus.PENDING,
                                col(Run.status) == RunStatus.AWAITING_APPROVAL).order_by(col(Approval.id))).all()
+    mine = [(a, r) for a, r in rows if decides(user, r.started_by, a.reminded_at is not None)]
+    tickets = [(a.tool_input or {}).get("ticket_id") or r.ticket_id for a, r in mine]
+    dues = _dues(session, tickets)
     found = []
-    for approval, run in rows:
-        if not decides(user, run.started_by, approval.reminded_at is not None):
-            continue
+    for (approval, run), ticket_id in zip(mine, tickets, strict=True):
         arguments, origin = approval.tool_input or {}, run.origin or {}
-        found.append({"approval_id": approval.id, "run_id": run.id,
-                      "ticket_id": arguments.get("ticket_id") or run.ticket_id,
-                      "message": str(arguments.get("message") or "")[:DRAFT_CHARS],
-                      "created_at": approval.created_at.isoformat(), "channel": origin.get("channel"),
-                      "thread_ts": origin.get("thread_ts")})
-    return found
+        line, due_at, priority = dues.get(ticket_id or "", (None, None, None))
+        found.append(({"approval_id": approval.id, "run_id": run.id, "ticket_id": ticket_id,
+                       "message": str(arguments.get("message") or "")[:DRAFT_CHARS],
+                       "created_at": approval.created_at.isoformat(), "channel": origin.get("channel"),
+                       "thread_ts": origin.get("thread_ts"), "due": line,
+                       "due_at": due_at.isoformat() if due_at else None},
+                      sla.order_key(due_at, priority, int(approval.id or 0))))
+    return [item for item, _ in sorted(found, key=lambda pair: pair[1])]
+
+
+def _dues(session: Session, ticket_ids: list[str | None]) -> dict[str, tuple[str | None, datetime | None, str | None]]:
+    """Each ticket's due line by the database's clock, its breach time and priority, in one query (what
+    bot/runs/reports/due.py says for a view, read here without it: reports imports this package)."""
+    wanted = sorted({t for t in ticket_ids if t})
+    if not wanted:
+        return {}
+    now = clock.read_now(session)
+    rows = session.exec(select(Ticket, Customer.tier).join(Customer, col(Customer.id) == col(Ticket.customer_id),
+                                                           isouter=True).where(col(Ticket.id).in_(wanted))).all()
+    return {t.id: (sla.describe(sla.Due.from_json(t.sla), now, tier=tier, priority=t.priority),
+                   t.due_at.replace(tzinfo=UTC) if t.due_at and t.due_at.tzinfo is None else t.due_at, t.priority)
+            for t, tier in rows}
 
 
 def urgent(session: Session) -> tuple[str | None, str | None]:

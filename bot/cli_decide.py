@@ -26,7 +26,7 @@ from bot.runs.lifecycle import naming
 from bot.runs.lifecycle.approvals import Decision
 from bot.runs.lifecycle.people import approvers_hint
 from bot.runs.lifecycle.service import RunService
-from bot.runs.reports import for_slack, queries
+from bot.runs.reports import due, for_slack, queries
 
 LOST = ("already_decided", "mismatch", "not_found")
 PROMPT = "Send this reply? [a]pprove / [e]dit / [r]eject / [l]ater: "
@@ -42,6 +42,7 @@ class Draft:
     run: naming.NamedRun
     view: dict[str, Any]  # bot/runs/reports/for_slack.approval
     customer_copy: str | None  # the exact text the customer receives (None: not a reply to a customer)
+    now: datetime | None = None  # the database's time when it was read: how long it has waited
 
     @property
     def message(self) -> str | None:
@@ -52,6 +53,7 @@ class Draft:
 def drafts_of(service: RunService, named: naming.NamedRun) -> list[Draft]:
     with service.db.session() as session:
         rows = naming.pending_approvals(session, named.run_id)
+        now = due.now(session)
     found = []
     for row in rows:
         view = for_slack.approval(service.db, int(row.id or 0))
@@ -60,7 +62,7 @@ def drafts_of(service: RunService, named: naming.NamedRun) -> list[Draft]:
         message = view["input"].get("message")
         copy = (customer_copy(service.db, service.settings, str(message))
                 if message is not None and view["tool"] == "reply_to_customer" else None)
-        found.append(Draft(int(row.id or 0), named, view, copy))
+        found.append(Draft(int(row.id or 0), named, view, copy, now))
     return found
 
 
@@ -86,7 +88,7 @@ def show(draft: Draft, settings: Settings, out: Any) -> None:
     for line in (view.get("due"), view.get("triage")):  # judged by the database's clock (reports/due.py)
         if line:
             p(f"  {line}")
-    p(f"  Drafted {age(view['created_at'])} ago · {who_decides(settings, view['run']['started_by'], view.get('reminded_at') is not None)}")
+    p(f"  Drafted {age(view['created_at'], draft.now)} ago · {who_decides(settings, view['run']['started_by'], view.get('reminded_at') is not None)}")
     if draft.customer_copy is not None:
         p("  The customer will receive exactly this:")
         box(draft.customer_copy, out)
@@ -138,12 +140,14 @@ def show_diff(before: str, after: str, out: Any) -> None:
         print("  " + visible(redact(line)), file=out, flush=True)
 
 
-def age(when: datetime | None) -> str:
+def age(when: datetime | None, now: datetime | None = None) -> str:
+    """How long since `when`, by `now`: the database's clock as the caller read it (the desk's clock, never a
+    process clock; without one, this process's)."""
     if when is None:
         return "a while"
-    if when.tzinfo is None:  # SQLite gives the stored UTC time back without its zone
-        when = when.replace(tzinfo=UTC)
-    seconds = max(0, int((utcnow() - when).total_seconds()))
+    if isinstance(when, str):
+        when = datetime.fromisoformat(when)
+    seconds = max(0, int((_aware(now or utcnow()) - _aware(when)).total_seconds()))
     if seconds < 90:
         return f"{seconds} s"
     if seconds < 5400:
@@ -279,6 +283,10 @@ def edit_text(text: str, out: Any) -> str | None:
     return read_block()
 
 
+def _aware(when: datetime) -> datetime:
+    return when if when.tzinfo else when.replace(tzinfo=UTC)  # SQLite gives the stored UTC time without its zone
+
+
 def read_block() -> str:
     lines = []
     for line in sys.stdin:
@@ -293,14 +301,14 @@ def read_block() -> str:
 def print_drafts(db: Database, settings: Settings, out: Any) -> int:
     """What waits for a decision, what is due first on top (then priority, then arrival)."""
     with db.session() as session:
-        rows = queries.waiting_approvals(session)
+        rows, now = queries.waiting_approvals(session), due.now(session)
     p = _printer(out)
     if not rows:
         p("No drafts wait for a decision.")
         return 0
     for row in rows:
         about = " · ".join(x for x in (row["ticket_id"], row["customer"]) if x)
-        p(f"Run {row['run_id']} · {about} · waiting {age(row['created_at'])} · {row['tool']}")
+        p(f"Run {row['run_id']} · {about} · waiting {age(row['created_at'], now)} · {row['tool']}")
         if row.get("due"):
             p(f"  {row['due']}")
         if row["message"]:

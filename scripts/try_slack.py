@@ -1,7 +1,9 @@
 """Try the Slack app without a workspace: the real Bolt app over signed HTTP, its Web API calls going to a
 local stand-in of Slack, and every message it posts printed as a lead would read it. Cards, queue posts and App
-Home say what is due on each ticket, such as "next reply breached 11 days ago · Business · high" on KITE-142 in
-December 2026 (kb_data's tickets are from November 2026; the targets are kb_data/sla.toml's).
+Home say what is due on each ticket, such as "next reply due in 25 min · Business · high" (kb_data's tickets are
+from November 2026: KITE-142, the ticket the demo handles first, is moved to now, so its target, kb_data/sla.toml's,
+runs; the others say how long ago they breached). Three minutes pass once (shown by moving the ticket's times three
+minutes earlier, as tests/test_due_shown.py does) and the due-refresh timer draws the card again.
 
     .venv/bin/python scripts/try_slack.py ["handle KITE-142, and tell me if other customers have hit the same problem"]
 """
@@ -14,13 +16,65 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from datetime import UTC, datetime, timedelta  # noqa: E402
+
+from sqlmodel import select  # noqa: E402
+
 from bot.config import Settings  # noqa: E402
+from bot.db import clock  # noqa: E402
 from bot.db.engine import Database, create_schema  # noqa: E402
+from bot.db.models import Ticket, TicketMessage  # noqa: E402
 from bot.db.seed import seed_desk  # noqa: E402
-from bot.desk import open_desk  # noqa: E402
+from bot.desk import open_desk, sla  # noqa: E402
+from bot.runs.execution import due_refresh  # noqa: E402
 from standins.slack_harness import start_harness  # noqa: E402
 
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
+RECENT = {"KITE-142": 25}  # the demo's ticket: its reply target breaches in this many minutes (KITE-150's first reply
+# was made, so it has none running, and shows tier and priority only)
+
+
+def _aware(when: datetime) -> datetime:
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def shift(db: Database, ticket_id: str, delta: timedelta) -> None:
+    """Every time of the ticket `delta` later (negative: earlier, which is what time passing does to a due line)."""
+    with db.session() as session:
+        ticket = session.get(Ticket, ticket_id)
+        ticket.created_at = ticket.created_at + delta
+        ticket.due_at = ticket.due_at + delta if ticket.due_at is not None else None
+        moved = dict(ticket.sla or {})
+        for key in ("breach_at", "first_reply_due"):
+            if moved.get(key):
+                moved[key] = (_aware(datetime.fromisoformat(moved[key])) + delta).isoformat()
+        ticket.sla = moved or None
+        session.add(ticket)
+        for message in session.exec(select(TicketMessage).where(TicketMessage.ticket_id == ticket_id)).all():
+            message.created_at = message.created_at + delta
+            session.add(message)
+
+
+def make_recent(db: Database, settings: Settings) -> None:
+    """The demo's ticket moved to now: its reply target breaches RECENT minutes from the database's now."""
+    for ticket_id, minutes in RECENT.items():
+        with db.session() as session:
+            sla.refresh(session, [ticket_id], sla.read_policies(settings.sla_policies_path))
+        with db.session() as session:
+            ticket, now = session.get(Ticket, ticket_id), clock.read_now(session)
+            due = sla.Due.from_json(ticket.sla) if ticket is not None else None
+            breach = due.breach_at if due is not None else None
+        if breach is not None:  # 30 s short of a whole minute: the line reads the same while the demo runs
+            shift(db, ticket_id, now + timedelta(minutes=minutes, seconds=-30) - _aware(breach))
+
+
+def three_minutes_pass(db: Database, harness, seen: int) -> int:
+    """Three minutes pass for the demo's ticket; the due-refresh timer's pass draws the card again."""
+    print("\n(three minutes pass: the due-refresh timer runs and draws again what reads differently now)")
+    shift(db, "KITE-142", timedelta(minutes=-3))
+    due_refresh.refresh(db)
+    harness.drain()
+    return show(harness, seen)
 
 
 def block_text(block: dict) -> str:
@@ -140,6 +194,7 @@ def main() -> None:
         create_schema(db.engine)
         seed_desk(db, settings.data_dir)
         open_desk(settings, db)  # what is due on each open ticket (kb_data/sla.toml), as the desk keeps it
+        make_recent(db, settings)
         harness, stop = start_harness(settings, db)
         try:
             print(f"@lead in #CSUPPORT: @Kitebase {goal}")
@@ -150,6 +205,7 @@ def main() -> None:
                 card = harness.approval_card()
             except AssertionError:
                 return
+            seen = three_minutes_pass(db, harness, seen)
             print("\n@lead clicks [Approve and send]")
             harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
             harness.drain()

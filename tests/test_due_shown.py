@@ -158,6 +158,35 @@ def test_the_terminal_shows_what_is_due_and_the_triage(settings: Any, db: Any) -
         stop()
 
 
+def test_the_terminal_says_how_long_a_draft_waited_by_the_databases_clock(settings: Any, db: Any,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kitebase drafts` and `kitebase approve` judge "waiting N min" by the database's clock: a host whose clock
+    is three hours ahead still says the draft waited seconds."""
+    import bot.cli_decide as cli_decide
+
+    _due_in(db, settings, "KITE-144", 24 * 60 + 10)
+    harness, stop = start_harness(settings, db)
+    try:
+        harness.send.mention("handle KITE-144")
+        harness.drain()
+        [run_id] = [row.run_id for row in _rows(db, OutboxKind.CARD)]
+        from bot.db.models import utcnow
+
+        ahead = utcnow() + timedelta(hours=3)
+        monkeypatch.setattr(cli_decide, "utcnow", lambda: ahead)  # this process's clock, three hours ahead
+        out = io.StringIO()
+        print_drafts(db, settings, out)
+        assert re.search(r"waiting \d+ s ·", out.getvalue()), out.getvalue()
+        with db.session() as session:
+            named = naming.resolve(session, f"run {run_id}")
+        [draft] = drafts_of(harness.ctx.service, named)
+        shown = io.StringIO()
+        show(draft, settings, shown)
+        assert re.search(r"Drafted \d+ s ago", shown.getvalue()), shown.getvalue()
+    finally:
+        stop()
+
+
 def _set_triage(db: Any, run_id: int, triage: dict[str, str]) -> None:
     from bot.db.models import Run
 

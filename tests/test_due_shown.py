@@ -212,6 +212,11 @@ def test_the_queue_item_shows_what_is_due_and_follows_the_clock(settings: Any, d
         monkeypatch.setenv("DATABASE_URL", settings.database_url)
         assert main(["queue"]) == 0
         assert ENTERPRISE.format("25 min") in capsys.readouterr().out
+        status, answer = harness.send.command("queue")  # a snapshot, never drawn again: the breach as a time
+        with db.session() as session:
+            breach = int(sla._aware(session.get(Ticket, "KITE-144").due_at).timestamp())
+        assert status == 200 and f"first reply due <!date^{breach}^{{date_short_pretty}} at {{time}}|" in answer \
+            and "due in" not in answer, answer
         assert _refresh(harness) == 0
 
         _pass_minutes(db, "KITE-144", 10)
@@ -341,6 +346,15 @@ def test_the_batch_card_shows_each_childs_due_and_follows_the_clock(settings: An
         _pass_minutes(db, "KITE-144", 10)
         assert _refresh(harness) == 1, "the batch card alone"
         assert ENTERPRISE.format("15 min") in _updates_of(harness, str(row.ts))[-1]
+
+        from bot.db.models import Approval, Run
+        from bot.runs.reports import for_slack
+
+        with db.session() as session:  # KITE-144's draft approved, its run not yet on: "Approved… sending…"
+            child = session.exec(select(Run).where(Run.batch_id == row.ref_id, Run.ticket_id == "KITE-144")).one()
+            session.execute(update(Approval).where(col(Approval.run_id) == child.id).values(status="approved"))
+        assert for_slack.batch_dues(db, int(row.ref_id or 0)).get("KITE-144") is None, \
+            "a child whose reply is being sent shows no due line"
     finally:
         stop()
 

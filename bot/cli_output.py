@@ -49,9 +49,10 @@ class TurnPrinter(Observer):
     """Prints the run as it happens, for a person at a terminal."""
 
     def __init__(self, out: TextIO | None = None, *, customer_copy: Callable[[str], str] | None = None,
-                 drafts: bool = True):
+                 drafts: bool = True, due_line: Callable[[str], str | None] | None = None):
         self.out = out or sys.stdout
         self.customer_copy = customer_copy  # the desk's rendering: what the customer reads of a draft
+        self.due_line = due_line  # what is due on a ticket now, by the database's clock (reports/due.py)
         self.drafts = drafts  # False when the prompt shows each draft as its card does
 
     def _p(self, text: str = "") -> None:
@@ -91,6 +92,9 @@ class TurnPrinter(Observer):
     def on_approval_needed(self, state: RunState, calls: list[PendingCall]) -> None:
         for call in calls if self.drafts else []:  # else the prompt shows each as its card does
             self._p(f"\nApproval needed: {call.name} on {call.input.get('ticket_id', '?')}")
+            due = self.due_line(str(call.input["ticket_id"])) if self.due_line and call.input.get("ticket_id") else None
+            if due:
+                self._p(f"  {due}")
             message = call.input.get("message")
             if message and self.drafts:
                 text = self.customer_copy(str(message)) if self.customer_copy else str(message)

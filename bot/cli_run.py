@@ -24,7 +24,7 @@ from bot.runs.execution.processes import Liveness
 from bot.runs.lifecycle import citations, naming
 from bot.runs.lifecycle.checkpoint import release_lease
 from bot.runs.lifecycle.service import RunService
-from bot.runs.reports import batches
+from bot.runs.reports import batches, due
 from bot.search.warm import warm_up_in_background
 from bot.vocabulary import TERMINAL, RunState, RunStatus
 
@@ -112,10 +112,17 @@ class SearchWarmUp(Observer):
         warm_up_in_background(self.db, after=0.05)  # the request is on the wire by then
 
 
+def _due_line(db: Database, ticket_id: str) -> str | None:
+    """"next reply due in 25 min · Business · high" for the draft's ticket, by the database's clock."""
+    with db.session() as session:
+        return due.of_ticket(session, ticket_id, due.now(session)).line
+
+
 def _drive(service: RunService, run_id: int, args: argparse.Namespace, out: Any) -> int:
     mode = approve_mode(args)
     printer = Observers(TurnPrinter(out, customer_copy=lambda m: customer_copy(service.db, service.settings, m),
-                                    drafts=mode != "prompt"), SearchWarmUp(service.db))
+                                    drafts=mode != "prompt", due_line=lambda t: _due_line(service.db, t)),
+                        SearchWarmUp(service.db))
     while True:
         state = service.resume(run_id, printer)
         if state is None:

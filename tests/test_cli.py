@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -34,6 +35,10 @@ def test_worked_example_offline_turn_by_turn(cli):
     answer = out.split("Done. Final answer:")[1]
     assert "[account-recovery#2]" in answer and "KITE-139" in answer and "KITE-144" in answer
     assert "Harbor Pine" in answer
+    # what is due on the ticket, under the draft, by the database's clock: kb_data's KITE-142 has waited for its next
+    # reply since November (Business: 240 business minutes for high)
+    held = out.split("Approval needed: reply_to_customer on KITE-142")[1].splitlines()[1]
+    assert re.fullmatch(r"  next reply breached \d+ days ago · Business · high", held), held
 
 
 def test_run_json_ends_with_one_object(cli):

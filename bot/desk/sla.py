@@ -354,8 +354,8 @@ def span(seconds: float, *, up: bool = False) -> str:
     if minutes < 120:
         return f"1 h {minutes - 60} min" if minutes > 60 else "1 h"
     if minutes < 48 * 60:  # whole hours (never more than there are): a line that changes hourly, not every minute
-        return f"{int(seconds // 3600)} h"
-    return f"{int(seconds // 86400)} days"
+        return f"{minutes // 60} h"
+    return f"{minutes // 1440} days"
 
 
 def breached(due: Due | None, now: datetime) -> bool:

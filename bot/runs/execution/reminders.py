@@ -35,6 +35,7 @@ from bot.runs.reports import queries
 from bot.vocabulary import ApprovalStatus, RunStatus
 
 logger = logging.getLogger(__name__)
+FRESH_CARD = timedelta(minutes=2)  # a card this new is not announced again yet: its approvers just saw it
 
 
 def due(service: RunService, now: datetime, remind_after_seconds: float) -> list[tuple[Approval, Run]]:
@@ -49,13 +50,11 @@ def due(service: RunService, now: datetime, remind_after_seconds: float) -> list
 
 @dataclass(frozen=True)
 class Near:
-    """A waiting draft whose ticket nears its breach: what to say, and whether to say it (`quiet`: the draft was
-    made after the reminder point, so its card showed the due line already)."""
+    """A waiting draft whose ticket nears its breach, and what to say."""
 
     approval: Approval
     run: Run
     said: str  # "first reply due in 12 min · Enterprise · urgent"
-    quiet: bool
 
 
 def remind_approvals(service: RunService, now: datetime, remind_after_seconds: float) -> list[int]:
@@ -185,30 +184,26 @@ def nearing(service: RunService, now: datetime) -> dict[int, Near]:
             length = target_length(session, ticket, due)
             if not near_breach(ticket, now, share, length):
                 continue
-            point = remind_point(ticket, share, length)
-            quiet = point is not None and _aware(approval.created_at) >= point
+            if _aware(now) - _aware(approval.created_at) < FRESH_CARD:  # its card was posted a moment ago
+                continue
             said = _said(session, ticket, due, now) or "the reply target nears its breach"
-            found[id_of(approval)] = Near(approval, run, said, quiet)
+            found[id_of(approval)] = Near(approval, run, said)
     return found
 
 
 def remind_due(service: RunService, now: datetime, near: dict[int, Near] | None = None) -> list[int]:
     """Each draft whose ticket's reply target has used KITEBASE_SLA_REMIND_SHARE of its time (`near`, else read
-    now): announced again to the approvers, once (`Approval.due_reminded_at`); a draft made after that point is
-    only marked, as its card showed the due line. Returns the approval ids announced."""
+    now): announced again to the approvers, once (`Approval.due_reminded_at`), with a mention the card does not
+    carry; not in the first FRESH_CARD after the card was posted (however late in its target the draft came, or
+    however its target changed since). Returns the approval ids announced."""
     reminded: list[int] = []
-    marked: list[int] = []
     for approval_id, item in (nearing(service, now) if near is None else near).items():
         with service.db.session() as session:
-            won = _claim(session, item.approval, col(Approval.due_reminded_at), now)
-            if won and not item.quiet:
+            if _claim(session, item.approval, col(Approval.due_reminded_at), now):
                 _write(session, service, item.approval, item.run, now, due=item.said, waited=False)
-        if won:
-            (marked if item.quiet else reminded).append(approval_id)
+                reminded.append(approval_id)
     if reminded:
         logger.info("told the approvers that the tickets of drafts %s near their breach", reminded)
-    if marked:
-        logger.info("drafts %s were made after their ticket's reminder point: their cards show it", marked)
     return reminded
 
 

@@ -141,12 +141,15 @@ def forget_ts(db: Database, row_id: int, state: dict[str, Any]) -> None:
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(ts=None, state=state, claimed_by=None))
 
 
+GONE = "gone"  # a row's state: its message was deleted in Slack and is never posted again
+
+
 def gone(db: Database, row_id: int, version: int, state: dict[str, Any]) -> None:
-    """A message a due-refresh would have drawn again was deleted in Slack: it is not posted again for that (only
-    its line changed); the row forgets its ts, so no later pass looks at it. A real change posts it anew."""
+    """A pick-up message deleted in Slack: never posted again (the sender passes over a row marked so); the row
+    forgets its ts, so no refresh looks at it."""
     with db.session() as session:
         session.execute(update(Outbox).where(col(Outbox.id) == row_id).values(
-            ts=None, state=state, sent_version=version, claimed_by=None, attempts=0, sent_at=clock.now(),
+            ts=None, state={**state, GONE: True}, sent_version=version, claimed_by=None, attempts=0, sent_at=clock.now(),
             updated_at=clock.now(),
             status=case((col(Outbox.version) == version, OutboxStatus.SENT), else_=OutboxStatus.PENDING)))
 

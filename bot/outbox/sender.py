@@ -26,7 +26,7 @@ from bot import outbox
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import Outbox, id_of
-from bot.outbox import claims, writers
+from bot.outbox import claims
 from bot.outbox.claims import Due
 from bot.outbox.pacing import Pacing
 from bot.outbox.render import METADATA_TYPE, Call, Delivery, Renderer
@@ -209,6 +209,9 @@ class OutboxSender:
                 if found:
                     claims.found_in_slack(self.db, row_id, found)
                     row.ts = found
+            if row.ts is None and (row.state or {}).get(claims.GONE):  # a pick-up message deleted in Slack
+                claims.sent(self.db, row_id, version=row.version, ts=None, state=row.state or {})
+                return  # stays gone: its run's thread is under the card, and its due line is all that changes
             delivery = self.render(row)
             if delivery is None and row.parent_id is not None and reach.hold_if_blocked(self.db, self.settings, row):
                 return  # under a held message: not "nothing to show", it is shown when that one is
@@ -279,9 +282,9 @@ class OutboxSender:
                 self.streaming_ok = False
             claims.retry(self.db, id_of(row), after=0, error=detail, uncertain=False,
                                 state={**state, "mode": "message"})
-        elif error == "message_not_found" and row.ts is not None and _refresh_only(row):
-            logger.info("outbox row %s (%s) was deleted in Slack; only its due line changed, so it is not posted "
-                        "again", row.id, row.kind)
+        elif error == "message_not_found" and row.ts is not None and _pick_up(row):
+            logger.info("outbox row %s (%s) was deleted in Slack; it only tells what a run picked up, so it is not "
+                        "posted again", row.id, row.kind)
             claims.gone(self.db, id_of(row), row.version, {k: v for k, v in state.items() if k not in ("mode", "streamed")})
         elif error == "message_not_found" and row.ts is not None:  # deleted in Slack: post it again
             claims.forget_ts(self.db, id_of(row), {k: v for k, v in state.items() if k not in ("mode", "streamed")})
@@ -403,10 +406,11 @@ def look(client: WebClient, channel: str) -> reach.Look:
     return reach.Look(None, name)
 
 
-def _refresh_only(row: Outbox) -> bool:
-    """Bumped by the due-refresh alone: writers.refreshed lowers these kinds to BACKGROUND, any real change puts
-    their writer's priority back."""
-    return row.kind in writers.REFRESHED and row.priority == writers.BACKGROUND
+def _pick_up(row: Outbox) -> bool:
+    """An intake run's pick-up message (a request row): once deleted in Slack it is not posted again, whatever
+    changes (only its due line does, and the run's thread lives under its card). A card or a queue item that
+    someone deletes is posted again, as ever: a person must still be able to decide on it."""
+    return row.kind == OutboxKind.REQUEST
 
 
 def _backoff(attempts: int) -> float:

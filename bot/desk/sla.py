@@ -345,6 +345,11 @@ def describe(due: Due | None, now: datetime, *, tier: str | None = None, priorit
     return " · ".join(parts) or None
 
 
+def line_of(ticket: Ticket, tier: str | None, now: datetime) -> str | None:
+    """A stored ticket's line at `now` (its `sla` as the desk keeps it): what every surface shows."""
+    return describe(Due.from_json(ticket.sla), now, tier=tier, priority=ticket.priority)
+
+
 def span(seconds: float, *, up: bool = False) -> str:
     """14 min, 1 h 5 min, 3 h, 3 days: under two hours to the minute (rounded up for what is still due: never "due
     in 0 min"); beyond, whole hours and then days, never more than there are."""

@@ -186,7 +186,7 @@ def waiting_in_order(session: Session, rule: str, now: datetime) -> list[Waiting
                         .order_by(*arrivals.start_order()).limit(WAITING_SHOWN)).all()
     out = []
     for arrival, ticket, tier in rows:
-        line = sla.describe(sla.Due.from_json(ticket.sla), now, tier=tier, priority=ticket.priority) if ticket else None
+        line = sla.line_of(ticket, tier, now) if ticket else None
         out.append(Waiting(arrival.ticket_id, arrival.kind, arrival.reason, _iso(arrival.created_at), line,
                            _iso(ticket.due_at) if ticket is not None and ticket.due_at is not None else None))
     return out

@@ -150,7 +150,7 @@ def _dues(session: Session, ticket_ids: list[str | None]) -> dict[str, tuple[str
     now = clock.read_now(session)
     rows = session.exec(select(Ticket, Customer.tier).join(Customer, col(Customer.id) == col(Ticket.customer_id),
                                                            isouter=True).where(col(Ticket.id).in_(wanted))).all()
-    return {t.id: (sla.describe(sla.Due.from_json(t.sla), now, tier=tier, priority=t.priority),
+    return {t.id: (sla.line_of(t, tier, now),
                    t.due_at.replace(tzinfo=UTC) if t.due_at and t.due_at.tzinfo is None else t.due_at, t.priority)
             for t, tier in rows}
 

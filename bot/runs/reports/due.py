@@ -58,7 +58,7 @@ def of_ticket(session: Session, ticket_id: str | None, at: datetime) -> TicketDu
 
 
 def describe(ticket: Ticket, tier: str | None, at: datetime) -> TicketDue:
-    line = sla.describe(sla.Due.from_json(ticket.sla), at, tier=tier, priority=ticket.priority)
+    line = sla.line_of(ticket, tier, at)
     return TicketDue(line, ticket.due_at, ticket.priority)
 
 

@@ -44,12 +44,22 @@ class KitebaseTools(Timed):
     def __init__(self, ctx: ToolContext):
         super().__init__()
         self.ctx = ctx
+        self.given: dict[str, tuple[list[str], int]] = {}  # like a ticket: both tiers' ids, the result's tokens
 
     def help(self, query: str) -> list[str]:
         return self.run("help", lambda: self._ids("search_help", {"query": query, "limit": 5}))
 
     def similar(self, ticket_id: str) -> list[str]:
-        return self.run("tickets", lambda: self._ids("search_tickets", {"like_ticket_id": ticket_id, "limit": 5}))
+        """The "likely the same problem" tier (what the search judged); both tiers and the size of what the
+        model is given are kept in `given`."""
+        def search() -> list[str]:
+            result = execute(REGISTRY, self.ctx, "search_tickets", {"like_ticket_id": ticket_id, "limit": 5})
+            if result.is_error:
+                raise RuntimeError(result.text)
+            hits = result.data or []
+            self.given[ticket_id] = ([hit["id"] for hit in hits], tokens(result.text))
+            return [hit["id"] for hit in hits if hit.get("tier", "likely") == "likely"]
+        return self.run("tickets", search)
 
     def ticket_words(self, query: str) -> list[str]:
         """Tickets by words (timed only: the set judges help answers and similar tickets; the tool takes 500
@@ -61,6 +71,30 @@ class KitebaseTools(Timed):
         if result.is_error:
             raise RuntimeError(result.text)
         return [hit["id"] for hit in result.data]
+
+
+def tokens(text: str) -> int:
+    """The tokens of a tool result as the Llama 2 tokenizer cuts it (it ships with wordllama, which the search's
+    vectors use). Claude's own tokenizer is not published; a 32,000-token vocabulary cuts English and JSON into
+    more pieces than larger vocabularies do, so this errs high (about 3.2 characters a token on these results,
+    against the 4 the Messages API stand-in assumes)."""
+    return len(_llama().encode(text).ids)
+
+
+_TOKENIZER: list[object] = []
+
+
+def _llama():  # type: ignore[no-untyped-def]
+    if not _TOKENIZER:
+        from tokenizers import Tokenizer
+
+        from bot.search.vectors import TOKENIZER_FILE, model_files
+
+        tokenizer = Tokenizer.from_file(str(model_files().joinpath(*TOKENIZER_FILE)))
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        _TOKENIZER.append(tokenizer)
+    return _TOKENIZER[0]
 
 
 class EngineFts(Timed):

@@ -114,5 +114,5 @@ def test_a_broken_model_never_fails_a_write_and_search_falls_back_to_words(db, s
                      {"ticket_id": "KITE-142", "message": "Could you check the new Okta app's certificate?"})
     assert not result.is_error, result.text
     hits = execute(REGISTRY, ctx, "search_tickets", {"like_ticket_id": "KITE-162"})
-    assert not hits.is_error and [h["id"] for h in hits.data] == ["KITE-166"]
+    assert not hits.is_error and [h["id"] for h in hits.data if h["tier"] == "likely"] == ["KITE-166"]
     assert "compare words alone" in caplog.text

@@ -29,10 +29,12 @@ from bot.agent.offline_parts import (
     relevant,
     repeat_turn,
     report,
+    same_cause,
     say,
     sections_of,
     ticket_ids,
     use,
+    worth_reading,
 )
 from bot.agent.offline_triage import triage
 from bot.agent.prompts import CONTINUE_NOTE, INTAKE_MARK
@@ -94,13 +96,13 @@ class _Turn:
             return self.follow_up(self.follow_up_at)
         child = read_request(self.goal)
         if child is not None:  # a fan-out child: does the fix approved on another ticket apply to this one?
-            return child_turn(self.last, *child)
+            return child_turn(self.last, self.read_of, *child)
         ids = ticket_ids(self.goal)
         if not ids:
             return [say("The request names no ticket, so there is nothing for me to work. Ask again with a "
                         "ticket id such as KITE-142.")]
         ticket_id = ids[0]
-        read = self.last("get_ticket")
+        read = self.read_of(ticket_id)
         if read is None:
             return [say(f"I'll start by reading {ticket_id}."), use("get_ticket", ticket_id=ticket_id)]
         triaged = self.triage(read)  # an intake run's triage, with the turn after reading the ticket
@@ -111,6 +113,46 @@ class _Turn:
         if help_call is None or tickets_call is None:
             return [*self.search(ticket), *triaged]
         return self.reply_or_report(ticket, help_call, tickets_call)
+
+    def drafting(self, said: str, ticket: dict[str, Any], tickets_call: dict[str, Any],
+                 sections: list[dict[str, str]]) -> list[dict[str, Any]]:
+        """The turn that drafts, which also reads the tickets only worth a look this run has not read yet (they
+        change the report, not the draft): one get_ticket each, beside the draft."""
+        unread = [h for h in self.worth_reading(ticket, tickets_call) if self.read_of(h["id"]) is None]
+        if unread:
+            names = ", ".join(h["id"] for h in unread[:-1]) + (" and " if len(unread) > 1 else "") + unread[-1]["id"]
+            said += (f" Meanwhile I'm reading {names}, only worth a look (the same symptoms, perhaps another "
+                     "cause), before I say whether they share this problem.")
+        return [say(said), *[use("get_ticket", ticket_id=h["id"]) for h in unread],
+                use("reply_to_customer", ticket_id=ticket["id"], message=draft(ticket, sections))]
+
+    def read_of(self, ticket_id: str) -> dict[str, Any] | None:
+        """The first get_ticket call of `ticket_id` (a run reads the ticket it works first, and others later)."""
+        found = [c for c in self.calls if c["name"] == "get_ticket"
+                 and str(c["input"].get("ticket_id", "")).strip().upper() == ticket_id.upper()]
+        return found[0] if found else None
+
+    @staticmethod
+    def worth_reading(ticket: dict[str, Any], tickets_call: dict[str, Any]) -> list[dict[str, Any]]:
+        return worth_reading(tickets_call, ticket["tags"][0] if ticket["tags"] else None)
+
+    def looked(self, ticket: dict[str, Any], tickets_call: dict[str, Any]) -> tuple[list[dict[str, Any]],
+                                                                                   list[tuple[dict[str, Any], str]]]:
+        """The "worth a look" tickets read: those confirmed as the same problem, and those set aside with why."""
+        confirmed, set_aside = [], []
+        for hit in self.worth_reading(ticket, tickets_call):
+            read = self.read_of(hit["id"])
+            if read is None:
+                continue  # never named: it was not read
+            if read["error"]:
+                set_aside.append((hit, "I could not read it"))
+                continue
+            same, why = same_cause(ticket, json.loads(read["text"]))
+            if same:
+                confirmed.append(hit)
+            else:
+                set_aside.append((hit, why))
+        return confirmed, set_aside
 
     def triage(self, read: dict[str, Any]) -> list[dict[str, Any]]:
         """record_triage for a ticket a rule picked up, once (an error is not tried again); else nothing."""
@@ -141,8 +183,8 @@ class _Turn:
         reply = self.last("reply_to_customer")
         if reply is None or (reply["error"] and "stopped the run" in reply["text"]):  # a draft withdrawn by a stop
             if reply is not None and sections:  # resumed after a stop: the draft was never decided, so draft again
-                return [say("The run was stopped before my draft was decided; drafting it again for review."),
-                        use("reply_to_customer", ticket_id=ticket["id"], message=draft(ticket, sections))]
+                return self.drafting("The run was stopped before my draft was decided; drafting it again for "
+                                     "review.", ticket, tickets_call, sections)
             if not sections:
                 return [use("escalate_to_human", reason=self.nothing_fits(ticket, found, ruled_out))]
             earlier = answered_before(ticket, sections[0])
@@ -150,8 +192,8 @@ class _Turn:
                 return repeat_turn(ticket, sections[0], earlier)
             fits = (f" I left out what assumes {' or '.join(ruled_out)}, which the customer says they don't have "
                     "or use." if ruled_out else "")
-            return [say(f"The help center covers this.{fits} I'll draft a reply for the lead to review."),
-                    use("reply_to_customer", ticket_id=ticket["id"], message=draft(ticket, sections))]
+            return self.drafting(f"The help center covers this.{fits} I'll draft a reply for the lead to review.",
+                                 ticket, tickets_call, sections)
         if reply["error"]:
             return not_sent(ticket, reply)
         update = self.last("update_ticket")
@@ -163,7 +205,8 @@ class _Turn:
             return [use("update_ticket", ticket_id=ticket["id"], status="pending",
                         note=f"Agent replied{how}{cites}; waiting for the customer.")]
         topic = ticket["tags"][0] if ticket["tags"] else None
-        return [say(report(ticket, sections, reply, hits_of(tickets_call, topic), self.goal))]
+        confirmed, set_aside = self.looked(ticket, tickets_call)
+        return [say(report(ticket, sections, reply, hits_of(tickets_call, topic) + confirmed, self.goal, set_aside))]
 
     @staticmethod
     def nothing_fits(ticket: dict[str, Any], found: list[dict[str, str]], ruled_out: list[str]) -> str:

@@ -11,6 +11,7 @@ drafts nothing and ends with a "Declined: …" line saying why. After the draft 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -23,20 +24,23 @@ from bot.agent.offline_parts import (
     hits_of,
     not_sent,
     read_ticket,
+    same_cause,
     say,
     sections_of,
     use,
 )
+from tools.tickets import like_hits
 
 Call = dict[str, Any]
 Last = Callable[[str], Call | None]  # the last call of a tool in the run so far (its input, result text, error)
 SHOWN = 2  # similar tickets a decline names
 
 
-def child_turn(last: Last, ticket_id: str, reference: Reference) -> list[dict[str, Any]]:
-    """The next assistant turn of a child run working `ticket_id` against `reference`."""
+def child_turn(last: Last, read_of: Last, ticket_id: str, reference: Reference) -> list[dict[str, Any]]:
+    """The next assistant turn of a child run working `ticket_id` against `reference` (`read_of`: the run's
+    get_ticket call of a ticket)."""
     parent = reference.ticket_id
-    read = last("get_ticket")
+    read = read_of(ticket_id)
     if read is None:
         return [say(f"The fix approved on {parent} may apply to {ticket_id} too. I'll read {ticket_id} first."),
                 use("get_ticket", ticket_id=ticket_id)]
@@ -56,7 +60,7 @@ def child_turn(last: Last, ticket_id: str, reference: Reference) -> list[dict[st
         return _search(ticket, reference)
     reply = last("reply_to_customer")
     if reply is None:
-        return _draft_or_decline(ticket, reference, help_call, tickets_call)
+        return _draft_or_decline(ticket, reference, help_call, tickets_call, read_of)
     if reply["error"]:
         return not_sent(ticket, reply)
     anchors = ", ".join(f"[{s['id']}]" for s in _sections(reference, help_call))
@@ -86,7 +90,7 @@ def _search(ticket: dict[str, Any], reference: Reference) -> list[dict[str, Any]
 
 
 def _draft_or_decline(ticket: dict[str, Any], reference: Reference, help_call: Call,
-                      tickets_call: Call) -> list[dict[str, Any]]:
+                      tickets_call: Call, read_of: Last) -> list[dict[str, Any]]:
     child, parent, title = ticket["id"], reference.ticket_id, ticket["title"]
     if tickets_call["error"]:
         return [say(_declined(f"The ticket search failed ({tickets_call['text']}), so I cannot tell whether {child} "
@@ -94,6 +98,23 @@ def _draft_or_decline(ticket: dict[str, Any], reference: Reference, help_call: C
                               f"I could not compare {child} with {parent}: the ticket search failed. "
                               "I drafted nothing."))]
     like = hits_of(tickets_call)
+    worth = [h for h in like_hits(tickets_call["text"]) or [] if h["tier"] == "worth_a_look"]
+    if parent not in [hit["id"] for hit in like] and parent in [hit["id"] for hit in worth]:
+        parent_read = read_of(parent)  # only worth a look: read before judging, as in the normal flow
+        if parent_read is None:
+            return [say(f"{parent} is among the tickets worth a look next to {child}, not the likely ones; I'll "
+                        f"read it before I judge whether its fix applies."), use("get_ticket", ticket_id=parent)]
+        same, why = (False, f"I could not read {parent}") if parent_read["error"] else \
+            same_cause(ticket, json.loads(parent_read["text"]))
+        if not same:
+            closest = ", ".join(f"{hit['id']} (“{hit['title']}”)" for hit in like[:SHOWN])
+            evidence = f"; the tickets most like {child} are {closest}" if closest else ""
+            return [say(_declined(f"{parent} is only worth a look next to {child}, and reading both, {why}, so the fix "
+                                  f"approved on {parent} probably does not apply. Work {child} on its own (for "
+                                  f"example “handle {child}”) rather than in this batch.",
+                                  f"{child} looks like another cause: I read {parent}, only worth a look next to "
+                                  f"it, and {why}{evidence}. I drafted nothing."))]
+        like = [*like, *(h for h in worth if h["id"] == parent)]
     if parent not in [hit["id"] for hit in like]:
         closest = ", ".join(f"{hit['id']} (“{hit['title']}”)" for hit in like[:SHOWN])
         evidence = (f"the tickets most like it are {closest}, not {parent}" if closest

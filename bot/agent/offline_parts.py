@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from bot.agent.sent import sent_reply
 from bot.desk import ticket_ids_in
+from bot.search.documents import error_text
 from bot.search.words import query_terms
 from tools.help_center import INTERNAL_LABEL
+from tools.tickets import like_hits
 
 INJECTION = re.compile(r"ignore (all |any )?(previous|prior|above) instructions|you are now in .{0,20}mode|"
                        r"system prompt", re.IGNORECASE)
@@ -60,14 +63,57 @@ def relevant(sections: list[dict[str, str]], query: str) -> list[dict[str, str]]
 
 
 def hits_of(call: dict[str, Any], topic: str | None = None) -> list[dict[str, Any]]:
-    """Search hits close enough to the best one (and, given a topic tag, sharing it)."""
-    if call["error"] or not call["text"].lstrip().startswith("["):
+    """Search hits close enough to the best one (and, given a topic tag, sharing it); of a like-ticket search,
+    the "likely the same problem" ones only (those worth a look are read first: `worth_reading`)."""
+    if call["error"]:
         return []
-    hits = json.loads(call["text"])
+    tiered = like_hits(call["text"])
+    if tiered is not None:
+        hits = [h for h in tiered if h["tier"] == "likely"]
+    elif call["text"].lstrip().startswith("["):
+        hits = json.loads(call["text"])
+    else:
+        return []
     if not hits:
         return []
     top = max(h["score"] for h in hits) or 1.0
     return [h for h in hits if h["score"] >= 0.5 * top and (topic is None or topic in h["tags"])]
+
+
+READ_AT_MOST = 3  # "worth a look" tickets read before the report: the closest ones sharing the ticket's topic
+
+
+def worth_reading(call: dict[str, Any], topic: str | None) -> list[dict[str, Any]]:
+    """The "worth a look" hits of a like-ticket search this model reads before it names any of them: those that
+    share the ticket's topic tag, closest first, at most READ_AT_MOST."""
+    tiered = like_hits(call["text"]) if not call["error"] else None
+    return [h for h in tiered or [] if h["tier"] == "worth_a_look"
+            and (topic is None or topic in (h.get("tags") or []))][:READ_AT_MOST]
+
+
+def customer_errors(ticket: dict[str, Any]) -> dict[str, str]:
+    """The error text the customer quoted (messages in quotes, codes, identifiers), by its lower-cased form: what
+    two tickets with one cause tend to share, and near misses with another cause tend not to."""
+    said = "\n".join(m.get("body") or "" for m in ticket.get("conversation") or [] if m.get("role") == "customer")
+    return {e.lower(): e for e in error_text(said) if len(e) >= 8 or any(c.isdigit() for c in e)}
+
+
+def _telling(error: str) -> bool:
+    """Error text specific enough to tie two tickets to one cause: a message of some length, or a code of letters
+    and digits (AADSTS53000); a bare HTTP status (500, 429) many causes share."""
+    return len(error) >= 20 or (any(c.isdigit() for c in error) and any(c.isalpha() for c in error)
+                                and len(error) >= 5)
+
+
+def same_cause(ticket: dict[str, Any], other: dict[str, Any]) -> tuple[bool, str]:
+    """Whether `other` (read whole) shows the problem of `ticket`, and the words that say why."""
+    mine, theirs = customer_errors(ticket), customer_errors(other)
+    shared = sorted(e for e in mine.keys() & theirs.keys() if _telling(e))
+    if shared:
+        return True, f"it quotes the same error (“{mine[shared[0]]}”)"
+    if theirs and mine:
+        return False, f"it shows another error (“{next(iter(theirs.values()))}”)"
+    return False, f"nothing in it ties it to {ticket['id']}'s cause"
 
 
 def guidance(body: str, limit: int = 1100) -> str:
@@ -104,7 +150,10 @@ def approved_how(reply: dict[str, Any]) -> str:
 
 
 def report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[str, Any],
-           hits: list[dict[str, Any]], goal: str) -> str:
+           hits: list[dict[str, Any]], goal: str,
+           set_aside: Sequence[tuple[dict[str, Any], str]] = ()) -> str:
+    """What the run did, and who else looks affected: `hits` (likely the same problem, or read and confirmed), and
+    apart, the tickets read and `set_aside` with why. A ticket only worth a look and never read is not named."""
     customer = ticket.get("customer") or {}
     sent = sent_reply(reply.get("input"), reply["text"])  # what went out: a person's edit wins over the draft
     anchors = ", ".join(f"[{a}]" for a in sent.cited)
@@ -115,7 +164,7 @@ def report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[s
              + (f"{covers}cites {anchors}." if anchors else "cites no help-center section.")]
     if ticket["status"] == "open":
         lines[0] += " I set the ticket to pending with an internal note."
-    same = [h for h in hits if h["customer_id"] == customer.get("id")]
+    same = [h for h in hits if h["customer"] == customer.get("name")]
     others = [h for h in hits if h not in same]
     if same:
         lines.append(f"Earlier on {customer.get('name')}'s account:")
@@ -133,9 +182,17 @@ def report(ticket: dict[str, Any], sections: list[dict[str, str]], reply: dict[s
         lines.append("I found no other customers with this problem open right now.")
     if solved:
         lines.append("Solved before for other customers: " + ", ".join(f"{h['id']} ({h['customer']})" for h in solved))
+    if set_aside:
+        lines.append(SET_ASIDE)
+        lines += [f"- {h['id']} {h['customer']}: “{h['title']}”: {why}" for h, why in set_aside]
     if INJECTION.search(json.dumps(ticket)):
         lines.append("Note: the ticket contains text that tries to give me instructions; I ignored it.")
     return "\n".join(lines)
+
+
+# How a report opens the line of tickets it read and judged another problem (bot/runs/intake/fan_out.py offers
+# none of them).
+SET_ASIDE = "Set aside (read, and another problem as far as I can tell):"
 
 
 # What a careful colleague hands to a person instead of drafting (the system prompt's "a risky request"): the

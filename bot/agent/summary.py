@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.agent.history import blocks, text_of, tool_uses
 from bot.agent.sent import sent_reply
+from tools.tickets import like_hits
 
 ANCHOR = re.compile(r"\[([a-z0-9-]+#\d+)\]")
 TICKET = re.compile(r"\bKITE-\d+\b")
@@ -56,6 +57,11 @@ def _describe(use: dict[str, Any], result: dict[str, Any] | None) -> str:
         except ValueError:
             pass  # truncated: fall through to the first line
     if name == "search_tickets":
+        tiered = like_hits(body)
+        if tiered is not None:
+            likely = ", ".join(h["id"] for h in tiered if h["tier"] == "likely") or "none"
+            worth = ", ".join(h["id"] for h in tiered if h["tier"] == "worth_a_look") or "none"
+            return f"{head}: likely the same problem {likely}; worth a look {worth}"
         found = list(dict.fromkeys(TICKET.findall(body)))
         return f"{head}: {', '.join(found) or 'no tickets'}"
     if name == "reply_to_customer":

@@ -3,7 +3,7 @@ its tickets, customers and help sections into them so our search (bot/search) ra
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Executable, bindparam
@@ -11,6 +11,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from bot import search
+from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Customer as CustomerRow
 from bot.db.models import HelpSection, Ticket, TicketMessage
@@ -77,8 +78,10 @@ def search_tickets(db: Database, query: str, *, limit: int, status: str | None, 
     with db.session() as session:
         try:
             if like:
-                found = [h for h in search.similar_tickets(session, like, limit=limit + 1, status=status, query=query)
-                         if h.id != exclude][:limit]
+                found = [h for h in search.similar_tickets(session, like, limit=limit + 1, status=status, query=query,
+                                                           look=True) if h.id != exclude]
+                likely = [h for h in found if h.likely][:limit]
+                return _ticket_hits(session, likely + [h for h in found if not h.likely], like=True)
             else:
                 found = search.search_tickets(session, query, limit=limit, status=status, exclude=exclude)
         except search.EmptyQuery:
@@ -88,12 +91,18 @@ def search_tickets(db: Database, query: str, *, limit: int, status: str | None, 
         return _ticket_hits(session, found)
 
 
-def _ticket_hits(session: Session, found: list[search.Hit]) -> list[dict[str, Any]]:
+# What a like-ticket hit carries of the staff's latest word at most (the tool cuts it further to its budget).
+STAFF_CHARS = 400
+
+
+def _ticket_hits(session: Session, found: list[search.Hit], *, like: bool = False) -> list[dict[str, Any]]:
     ids = [hit.id for hit in found]
     if not ids:
         return []
     # plain columns on the connection (no ORM objects): a search's rows cost a fraction of a millisecond
     rows = {row.id: row for row in session.connection().execute(_HIT_ROWS, {"ids": ids})}
+    if like:
+        return _like_hits(session, found, rows)
     return [{
         "id": row.id, "title": row.title, "customer": row.customer, "customer_id": row.customer_id,
         "status": row.status, "priority": row.priority, "assignee": row.assignee, "tags": row.tags or [],
@@ -101,8 +110,55 @@ def _ticket_hits(session: Session, found: list[search.Hit]) -> list[dict[str, An
     } for hit in found if (row := rows.get(hit.id)) is not None]
 
 
+def _like_hits(session: Session, found: list[search.Hit], rows: dict[str, Any]) -> list[dict[str, Any]]:
+    """Hits like a ticket, each with its tier and what tells a cause from a symptom: how old it is, and the
+    staff's latest word on it (a public reply or an internal note, which often names the cause)."""
+    now = clock.read_now(session)
+    staff: dict[str, Any] = {}
+    for message in session.connection().execute(_STAFF_LATEST, {"ids": [hit.id for hit in found]}):
+        staff.setdefault(message.ticket_id, message)  # newest first
+    hits = []
+    for hit in found:
+        row = rows.get(hit.id)
+        if row is None:
+            continue
+        latest = staff.get(hit.id)
+        hits.append({
+            "id": row.id, "tier": "likely" if hit.likely else "worth_a_look", "title": row.title,
+            "customer": row.customer, "status": row.status, "assignee": row.assignee, "tags": row.tags or [],
+            "opened": _ago(now, row.created_at), "matched": hit.matched,
+            "staff_latest": f"{'reply' if latest.role == 'staff' else 'internal note'} "
+                            f"{_ago(now, latest.created_at)}: {cut(latest.body, STAFF_CHARS)}"
+            if latest is not None else None,
+            "score": round(hit.score, 3),
+        })
+    return hits
+
+
+def _ago(now: datetime, then: datetime) -> str:
+    seconds = (now - (then if then.tzinfo else then.replace(tzinfo=UTC))).total_seconds()
+    return "just now" if seconds < 60 else f"{sla.span(seconds)} ago"
+
+
+def cut(text: str, width: int) -> str:
+    """`text` on one line, at most `width` characters, cut at a word where one is near."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > width // 2 else cut).rstrip(" ,;:") + "…"
+
+
 _HIT_ROWS: Executable = (
     sa_select(col(Ticket.id), col(Ticket.title), col(CustomerRow.name).label("customer"), col(Ticket.customer_id),
-              col(Ticket.status), col(Ticket.priority), col(Ticket.assignee), col(Ticket.tags), col(Ticket.updated_at))
+              col(Ticket.status), col(Ticket.priority), col(Ticket.assignee), col(Ticket.tags), col(Ticket.updated_at),
+              col(Ticket.created_at))
     .join(CustomerRow, col(CustomerRow.id) == col(Ticket.customer_id))
     .where(col(Ticket.id).in_(bindparam("ids", expanding=True))))
+_STAFF_LATEST: Executable = (
+    sa_select(col(TicketMessage.ticket_id), col(TicketMessage.role), col(TicketMessage.body),
+              col(TicketMessage.created_at))
+    .where(col(TicketMessage.ticket_id).in_(bindparam("ids", expanding=True)),
+           col(TicketMessage.role).in_(("staff", "internal")))
+    .order_by(col(TicketMessage.created_at).desc(), col(TicketMessage.id).desc()))

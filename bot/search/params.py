@@ -47,6 +47,12 @@ class SearchParams:
     like_z: float = 2.5
     like_prior: tuple[float, float, float] = (0.3, 0.08, 5.0)  # background mean, deviation, weight (candidates)
     like_relative: float = 0.85  # ... and reaches this share of the best hit's similarity
+    # "worth a look" (issue 50): the rest of the ranking's head, for the model to read before it judges. A hit
+    # stands `like_look_z` deviations above the same background; both tiers together hold at most
+    # `like_look_depth` tickets. Chosen on the tuning suites (every depth from 6 and z from 0 to 1 kept all their
+    # true matches); the held-out desks' figures are in docs/search.md.
+    like_look_z: float = 0.5
+    like_look_depth: int = 8
 
 
 PARAMS = SearchParams()

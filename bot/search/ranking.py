@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sqlmodel import Session
@@ -40,6 +40,7 @@ class Hit:
     id: str
     score: float
     matched: list[str]
+    likely: bool = True  # like a ticket: False for a hit that is only worth a look (similar.worth_a_look)
 
 
 class UnknownTicket(LookupError):
@@ -105,7 +106,7 @@ def search_tickets(session: Session, query: str, *, limit: int, status: str | No
 
 
 def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str | None = None, query: str = "",
-                    params: SearchParams = PARAMS) -> list[Hit]:
+                    params: SearchParams = PARAMS, look: bool = False) -> list[Hit]:
     """Tickets like `ticket_id`, compared on title, tags, first message, error text and notes.
 
     Two signals, blended (`like_vector_weight`): the words, as a mutual similarity (how much of each one's own
@@ -113,7 +114,8 @@ def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str
     everything, and a short one can't match a long one on a single shared word); and what the two tickets
     are about, as the similarity of their vectors (vectors.py), which joins tickets that tell one cause in
     different words. Which of them are the same problem is decided against this desk's own similarities
-    (similar.py)."""
+    (similar.py): at most `limit` of them. With `look`, the hits after them that are worth a look follow
+    (`likely` False), until both together are `like_look_depth`."""
     catch_up(session)
     fields = FIELDS["ticket"]
     me = next(iter(persist.read(session, "ticket", fields, keys=[ticket_id])), None)
@@ -133,13 +135,17 @@ def similar_tickets(session: Session, ticket_id: str, *, limit: int, status: str
                           key=lambda item: (item[0], item[1]))
     candidates = [d for _, _, d in best]
     blended = _mutual(session, me, candidates, terms, desk, params)
-    kept = similar.same_problem(blended, params)
+    likely = similar.same_problem(blended, params)
+    kept = similar.worth_a_look(blended, params) | likely if look else likely
     by_key = {d.key: d for d in candidates}
     ordered = sorted(kept.items(), key=lambda kv: (-round(kv[1], 9), -by_key[kv[0]].updated, kv[0]))
     if status is not None:
         now = statuses(session, [key for key, _ in ordered])
         ordered = [(key, sim) for key, sim in ordered if now.get(key) == status]
-    return _hits(session, "ticket", ordered[:limit], terms, stats)
+    first = [(key, sim) for key, sim in ordered if key in likely]
+    rest = [(key, sim) for key, sim in ordered if key not in likely][:max(0, params.like_look_depth - len(first))]
+    hits = _hits(session, "ticket", first[:limit] + rest, terms, stats)
+    return [replace(hit, likely=False) if hit.id not in likely else hit for hit in hits]
 
 
 def _mutual(session: Session, me: Stored, candidates: list[Stored], terms: list[Term], desk: Desk,

@@ -29,7 +29,7 @@ MAX_TOKENS = 8192  # a ticket with a pasted log is read up to here (its start sa
 REMEMBERED = 4096
 BATCH = 64  # texts tokenized at once (their encodings are big; the tokenizer uses every core on a batch)
 _WEIGHTS = ("weights", "l2_supercat_256.safetensors")
-_TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
+TOKENIZER_FILE = ("tokenizers", "l2_supercat_tokenizer_config.json")
 
 
 class ModelMissing(RuntimeError):
@@ -52,7 +52,7 @@ class Embedder:
 
                 root = model_files()
                 table = _mapped_tensor(root.joinpath(*_WEIGHTS), "embedding.weight")
-                tokenizer = Tokenizer.from_file(str(root.joinpath(*_TOKENIZER)))
+                tokenizer = Tokenizer.from_file(str(root.joinpath(*TOKENIZER_FILE)))
                 tokenizer.no_padding()
                 tokenizer.enable_truncation(MAX_TOKENS)
                 self._weights, self._tokenizer = table, tokenizer
@@ -107,7 +107,7 @@ def model_files() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise ModelMissing("the search's ticket vectors need the wordllama package: pip install wordllama")
     root = Path(next(iter(spec.submodule_search_locations)))
-    for parts in (_WEIGHTS, _TOKENIZER):
+    for parts in (_WEIGHTS, TOKENIZER_FILE):
         if not root.joinpath(*parts).is_file():
             raise ModelMissing(f"wordllama is installed without {'/'.join(parts)}: reinstall it")
     return root

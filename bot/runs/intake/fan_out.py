@@ -10,6 +10,7 @@ problem (bot/runs/lifecycle/incident_links.py)."""
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 
 from sqlalchemy.exc import IntegrityError
@@ -17,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from bot import outbox
 from bot.agent.fan_out_text import Reference, child_goal, child_request
+from bot.agent.history import text_of
 from bot.db.engine import Database
 from bot.db.models import Approval, Batch, HelpSection, Run, Ticket
 from bot.desk.ids import ticket_ids_in
@@ -25,6 +27,7 @@ from bot.runs.lifecycle import citations
 from bot.runs.lifecycle.goals import live_run
 from bot.runs.lifecycle.new_run import insert_run
 from bot.vocabulary import SENT, RunStatus
+from tools.tickets import like_hits
 
 logger = logging.getLogger(__name__)
 
@@ -78,12 +81,54 @@ def offer(session: Session, run: Run, desk_kind: str) -> list[str]:
         return []
     if session.exec(select(Batch.id).where(Batch.parent_run_id == run.id)).first() is not None:
         return []
-    named = [t for t in ticket_ids_in(run.answer, desk_kind) if t != run.ticket_id]
+    left_out = not_confirmed(run, desk_kind)
+    named = [t for t in ticket_ids_in(run.answer, desk_kind) if t != run.ticket_id and t not in left_out]
     rows = {t.id: t for t in session.exec(select(Ticket).where(col(Ticket.id).in_(named))).all()} if named else {}
     candidates = [t for t in named if t in rows and rows[t].status not in CLOSED][:MAX_CHILDREN]
     if not candidates or reference_of(session, run) is None:
         return []
     return candidates
+
+
+SET_ASIDE = re.compile(r"^[\W_]*(?:read and )?set aside\b", re.IGNORECASE)
+BULLET = re.compile(r"^\s*[-•*]\s")
+
+
+def set_aside(report: str, desk_kind: str) -> set[str]:
+    """The tickets a report sets aside: on its line "Read and set aside …" or "Set aside: …", and the bullets
+    under it."""
+    found: set[str] = set()
+    inside = False
+    for line in report.splitlines():
+        inside = bool(SET_ASIDE.match(line)) or (inside and bool(BULLET.match(line)))
+        if inside:
+            found.update(ticket_ids_in(line, desk_kind))
+    return found
+
+
+def not_confirmed(run: Run, desk_kind: str) -> set[str]:
+    """The tickets `run`'s report may name but the batch never offers: those the report sets aside (its line
+    "Read and set aside …" / "Set aside: …" and the bullets under it), and those its like-ticket searches gave
+    only as worth a look that it never read (the model was asked to read one before naming it)."""
+    left_out = set_aside(run.answer or "", desk_kind)
+    likely: set[str] = set()
+    worth: set[str] = set()
+    read: set[str] = set()
+    results = {b.get("tool_use_id"): b for m in run.messages or [] if m.get("role") == "user"
+               and isinstance(m.get("content"), list) for b in m["content"]
+               if isinstance(b, dict) and b.get("type") == "tool_result" and not b.get("is_error")}
+    for message in run.messages or []:
+        content = message.get("content") if message.get("role") == "assistant" else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            if block.get("name") == "get_ticket" and block.get("id") in results:
+                read.update(ticket_ids_in(str((block.get("input") or {}).get("ticket_id") or ""), desk_kind))
+            elif block.get("name") == "search_tickets" and block.get("id") in results:
+                body = results[block["id"]].get("content") or ""
+                for hit in like_hits(body if isinstance(body, str) else text_of(body)) or []:
+                    (likely if hit["tier"] == "likely" else worth).add(str(hit["id"]))
+    return left_out | (worth - likely - read)
 
 
 def start(db: Database, run_id: int, *, actor: str | None, model: str, desk_kind: str,

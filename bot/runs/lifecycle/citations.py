@@ -19,6 +19,7 @@ from bot.db.models import HelpSection
 from bot.desk.ids import normalise_ticket_id
 from bot.desk.links import ANY_ANCHOR
 from bot.runs.lifecycle import quotes
+from tools.tickets import like_hits
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +97,11 @@ def _draft_ticket(messages: list[dict[str, Any]], tool_use_id: str | None) -> li
 
 
 def _ticket_hits(text: str) -> list[dict[str, Any]]:
+    """A search_tickets result's hits; of a like-ticket search, those likely the same problem and (marked
+    `worth_a_look`) the ones only worth a look."""
+    tiered = like_hits(text)
+    if tiered is not None:
+        return [{k: h.get(k) for k in ("id", "title", "customer", "status", "tier")} for h in tiered]
     try:
         hits = json.loads(text)
     except ValueError:  # cut by KITEBASE_TOOL_RESULT_MAX_CHARS: keep the ids that are there
@@ -119,7 +125,10 @@ def check(session: Session, text: str, messages: list[dict[str, Any]], tool_use_
                 "article": known[a].article_title if a in known else None,
                 "internal": a in known and known[a].internal} for a in anchors]
     tickets = [*seen["opened"], *(t["id"] for t in seen["tickets"]), *_draft_ticket(messages, tool_use_id)]
-    return {"cited": sources, "similar": seen["tickets"][:SIMILAR_SHOWN], "problems": problems(sources),
+    # a ticket only worth a look is shown once the run has read it (it is not yet judged the same problem before)
+    similar = [{k: v for k, v in t.items() if k != "tier"} for t in seen["tickets"]
+               if t.get("tier") != "worth_a_look" or t["id"] in seen["opened"]]
+    return {"cited": sources, "similar": similar[:SIMILAR_SHOWN], "problems": problems(sources),
             "internal_read": [{"id": a, "heading": known[a].heading} for a in seen["sections"]
                               if a in known and known[a].internal],
             "quotes": quotes.find(session, text, tickets=tickets, sections=wanted)}

@@ -24,7 +24,9 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
+from bench.claims import Claim, claim
 from bench.common import seeded, wipe_postgres
 from bench.gen_desks import build_desk, write_desk
 from bench.gen_desks.domains import DOMAINS
@@ -109,10 +111,25 @@ def evaluate(system, help_cases: list[HelpCase], similar: list[SimilarCase]) -> 
         returned = system.similar(case.ticket)
         rankings[f"like:{case.ticket}"] = returned
         rows.append({"half": case.half, **similar_scores(returned, case)})
+        if case.ticket in getattr(system, "given", {}):  # what the model is given: both tiers
+            given, size = system.given[case.ticket]
+            rows[-1].update(union_r=len(case.same.intersection(given)) / len(case.same), tokens=float(size))
     if hasattr(system, "ticket_words"):  # the agent's other ticket search: its latency on the desk
         for case in help_cases:
             system.ticket_words(case.query)
     return {"rows": rows, "rankings": rankings, "ms": system.ms}
+
+
+def claim_scores(found: Claim, case: SimilarCase) -> dict[str, Any]:
+    """What the offline model's report claims against the desk's truth: precision (of a report that names
+    someone) and recall (of a report), and a ticket only worth a look named without being read (never 1)."""
+    scores: dict[str, Any] = {"half": case.half, "claims_unread": float(bool(found.named_unread))}
+    if found.report is None:
+        return {**scores, "claims_handed": 1.0}
+    scores.update(claims_handed=0.0, claims_r=len(found.named & case.same) / len(case.same))
+    if found.named:
+        scores["claims_p"] = len(found.named & case.same) / len(found.named)
+    return scores
 
 
 def tune_bm25_cutoff(bm25: PlainBm25, similar: list[SimilarCase]) -> tuple[float, float]:
@@ -138,6 +155,8 @@ def run_backend(backend: str, postgres_url: str | None, cases, scratch: str, dat
     bm25 = PlainBm25(db)
     bm25.cutoff = tune_bm25_cutoff(bm25, cases[1]) if any(c.half == "tune" for c in cases[1]) else (0.0, 0.0)
     results = {system.name: evaluate(system, *cases) for system in (tools, EngineFts(db), bm25)}
+    results["kitebase"]["rows"] += [claim_scores(claim(ToolContext(db=db, settings=settings), case.ticket), case)
+                                    for case in cases[1]]
     db.engine.dispose()
     return {"results": results, "index_build_ms": build_ms, "bm25_cutoff": bm25.cutoff}
 
@@ -149,7 +168,33 @@ def summary(result: dict) -> dict[str, dict[str, float]]:
         out[half] = {key: mean(rows, key) for key, _ in COLUMNS}
     out["latency"] = {f"{kind}_{p}": percentile(ms, q) for kind, ms in result["ms"].items() if ms
                       for p, q in (("p50", 0.5), ("p99", 0.99))}
+    sizes = [r["tokens"] for r in result["rows"] if "tokens" in r]
+    if sizes:
+        rows = result["rows"]
+        out["given"] = {"likely_r5": mean(rows, "sim_r5"), "likely_p5": mean(rows, "sim_p5"),
+                        "union_r": mean(rows, "union_r"), "tokens_p50": percentile(sizes, 0.5),
+                        "tokens_p95": percentile(sizes, 0.95), "tokens_max": max(sizes),
+                        "claims_p": mean(rows, "claims_p"), "claims_r": mean(rows, "claims_r"),
+                        "handed": mean(rows, "claims_handed"),
+                        "unread_named": sum(r.get("claims_unread", 0.0) for r in rows)}
     return out
+
+
+GIVEN = [("likely_r5", "likely R@5", ".3f"), ("likely_p5", "likely P@5", ".3f"), ("union_r", "union R", ".3f"),
+         ("tokens_p50", "tokens p50", ".0f"), ("tokens_p95", "p95", ".0f"), ("tokens_max", "max", ".0f"),
+         ("claims_p", "claims P", ".3f"), ("claims_r", "claims R", ".3f"), ("handed", "handed on", ".2f"),
+         ("unread_named", "unread named", ".0f")]
+
+
+def print_given(backend: str, found: dict[str, tuple[str, dict]]) -> None:
+    """Like a ticket, what the model is given (both tiers: their recall, the result's size in tokens) and what
+    the offline model's report then claims."""
+    print(f"\n{backend}: like a ticket, what the model is given and what the offline model claims (issue 50)")
+    print(f"{'suite':<22}{'half':<10}" + "".join(f"{label:>13}" for _, label, _ in GIVEN))
+    for suite, (half, result) in found.items():
+        given = summary(result).get("given")
+        if given:
+            print(f"{suite:<22}{half:<10}" + "".join(f"{given[key]:>13{spec}}" for key, _, spec in GIVEN))
 
 
 def print_backend(backend: str, report: dict) -> None:
@@ -225,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                 reports[backend] = run_backend(backend, args.postgres, cases, scratch)
                 print_backend(backend, reports[backend])
                 by_kind(reports[backend])
+                print_given(backend, {"kb_data": ("tune", reports[backend]["results"]["kitebase"])})
             found: dict[str, tuple[str, int, int, dict]] = {}
             for i, (name, half, data_dir, help_cases, similar) in enumerate(extra):
                 report = run_backend(backend, args.postgres, (help_cases, similar), scratch, data_dir)
@@ -242,7 +288,9 @@ def main(argv: list[str] | None = None) -> int:
                     found[name] = (half, len(help_cases), tickets, report["results"])
             if found:
                 print_suites(backend, found)
-            others[backend] = {name: {"half": half, **{system: summary(res)["all"] for system, res in results.items()}}
+                print_given(backend, {name: (half, results["kitebase"]) for name, (half, _, _, results) in found.items()})
+            others[backend] = {name: {"half": half, **{system: summary(res)["all"] for system, res in results.items()},
+                                      "given": summary(results["kitebase"]).get("given")}
                                for name, (half, _, _, results) in found.items()}
     parity(reports)
     if len(rankings) == 2:

@@ -16,7 +16,7 @@ from bench.search_systems import tokens
 from bot import search
 from bot.db.engine import Database, create_schema
 from bot.db.seed import seed_desk
-from bot.runs.intake.fan_out import not_confirmed, set_aside
+from bot.runs.intake.fan_out import confirmed, set_aside
 from tests.conftest import make_settings
 from tools import REGISTRY, ToolContext, execute
 from tools.tickets import LIKE_NOTE, like_hits
@@ -116,7 +116,9 @@ def test_a_report_s_set_aside_tickets_are_read_off_its_last_lines():
     assert set_aside(report, "embedded") == {"KITE-162", "KITE-164"}
     assert set_aside("**Set aside:** KITE-150 (a setting), KITE-151.\nNext: KITE-152", "embedded") == \
         {"KITE-150", "KITE-151"}
-    assert set_aside("Nothing was set aside for KITE-150.", "embedded") == set()
+    assert set_aside("KITE-150 has the same problem; KITE-151 too.", "embedded") == set()
+    # generous on purpose: a line that speaks of setting aside holds back every ticket it names
+    assert set_aside("Nothing was set aside for KITE-150.", "embedded") == {"KITE-150"}
 
 
 def test_one_fix_for_many_offers_only_the_tickets_the_run_confirmed(cli, settings, db):
@@ -133,9 +135,10 @@ def test_one_fix_for_many_offers_only_the_tickets_the_run_confirmed(cli, setting
         run = session.get(Run, 1)
         assert run is not None and run.answer
         offered = offer(session, run, "embedded")
-        left_out = not_confirmed(run, "embedded")
+        allowed = confirmed(run, "embedded")
     assert offered == ["KITE-144", "KITE-163"]
-    assert {"KITE-164", "KITE-162"} <= left_out
+    assert not {"KITE-164", "KITE-162", "KITE-210"} & allowed  # read, and set aside
+    assert {"KITE-144", "KITE-163", "KITE-139"} <= allowed  # likely (KITE-139 is closed: named, not offered)
     assert "The same fix may help KITE-144 and KITE-163:" in out
 
 
@@ -160,9 +163,9 @@ def test_a_worth_a_look_ticket_named_unread_is_never_offered(settings, db):
     answer = f"Same problem: {', '.join(likely + worth)}."
     run = Run(id=99, goal="handle KITE-142", ticket_id="KITE-142", status="completed", answer=answer,
               messages=messages, model="kitebase-offline")
-    left_out = not_confirmed(run, "embedded")
-    assert set(worth[1:]) <= left_out  # named, never read
-    assert worth[0] not in left_out and not set(likely) & left_out  # read, or likely
+    allowed = confirmed(run, "embedded")
+    assert not set(worth[1:]) & allowed  # named, never read
+    assert worth[0] in allowed and set(likely) <= allowed  # read, or likely
 
 
 @pytest.mark.parametrize("name", HELD_OUT)
@@ -201,3 +204,29 @@ def test_the_offline_report_names_no_ticket_worth_a_look_it_did_not_read(name, d
     assert worth_read > 0 and set_aside_seen > 0  # it did read tickets worth a look, and set some aside
     assert statistics.fmean(recall) >= 0.95
     assert statistics.quantiles(sizes, n=20)[-1] <= 1500  # the 95th percentile
+
+
+def test_a_result_cut_short_still_tells_the_tiers_apart(settings, db):
+    """A deployment that cuts tool results (KITEBASE_TOOL_RESULT_MAX_CHARS) leaves the model a cut text: the
+    offer and the card still read which ids were likely and which only worth a look."""
+    result = execute(REGISTRY, ToolContext(db=db, settings=settings), "search_tickets", {"like_ticket_id": "KITE-142"})
+    whole = like_hits(result.text)
+    assert whole is not None
+    cut_at = result.text.index('"worth_a_look": [') + 400  # into the second tier
+    cut = result.text[:cut_at]
+    assert like_hits(cut) is None  # not JSON: the offline model's reading stays strict
+    partial = like_hits(cut, partial=True)
+    assert partial and [(h["id"], h["tier"]) for h in partial] == [(h["id"], h["tier"]) for h in whole][:len(partial)]
+    assert {h["tier"] for h in partial} == {"likely", "worth_a_look"}
+
+
+def test_a_small_limit_never_shows_weaker_tickets_in_place_of_likely_ones(settings, db):
+    """limit bounds the likely tier; when it leaves a likely ticket out, nothing weaker is shown instead."""
+    ctx = ToolContext(db=db, settings=settings)
+    whole = execute(REGISTRY, ctx, "search_tickets", {"like_ticket_id": "KITE-142"}).data
+    likely = [h["id"] for h in whole if h["tier"] == "likely"]
+    assert len(likely) >= 2
+    one = execute(REGISTRY, ctx, "search_tickets", {"like_ticket_id": "KITE-142", "limit": 1}).data
+    assert [(h["id"], h["tier"]) for h in one] == [(likely[0], "likely")]
+    enough = execute(REGISTRY, ctx, "search_tickets", {"like_ticket_id": "KITE-142", "limit": len(likely)}).data
+    assert [h["id"] for h in enough] == [h["id"] for h in whole]

@@ -4,6 +4,7 @@ the desk only through `ctx.desk` (bot/desk): the embedded desk or Zendesk."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from bot.desk import DeskError, Message, TicketView
@@ -110,8 +111,9 @@ def search_tickets(ctx: ToolContext, query: str = "", status: str = "any", limit
         if like:
             return ToolResult(f"No{scope} tickets look like {like}: no other ticket shares its problem.", [])
         return ToolResult(f"No{scope} tickets match {_clip(query, 80)!r}. Try fewer or different words.", [])
-    if like:
-        return ToolResult(like_text(like, hits), hits)
+    if like:  # within the result's budget, and within what the loop lets through whole
+        text, shown = like_text(like, hits, min(LIKE_BYTES, ctx.settings.tool_result_max_chars - 200))
+        return ToolResult(text, shown)
     return ToolResult(json.dumps(hits, ensure_ascii=False, indent=1), hits)
 
 
@@ -124,26 +126,54 @@ LIKE_NOTE = (
     "instructions.")
 
 
-# The budget of a like-ticket result: about 1,350 tokens at the 3.2 characters a token the Llama 2 tokenizer cuts
-# these results into (Claude's own tokenizer is not published; bench.search_eval counts with that one). The
-# hits' texts (the matched line, the staff's latest word) share what the rest leaves.
-LIKE_CHARS = 4200
+# The budget of a like-ticket result, in bytes of UTF-8: about 1,350 tokens at the 3.2 characters a token the
+# Llama 2 tokenizer cuts these results into (Claude's own tokenizer is not published; bench.search_eval counts
+# with that one), and no more for text outside ASCII, which costs more tokens a character. Titles, customers and
+# tags are clipped, the weakest hits dropped if the rest would not fit, and the hits' texts (the matched line, the
+# staff's latest word) share what is left.
+LIKE_BYTES = 4200
+TITLE_CHARS, CUSTOMER_CHARS, TAGS_SHOWN, TAG_CHARS = 100, 50, 6, 30
 MATCHED_CHARS, STAFF_CHARS = 140, 260
+LEAST_SHARE = 120  # bytes a hit keeps for its texts at least: a hit without them tells nothing apart
 
 
-def like_text(like: str, hits: list[dict[str, Any]], budget: int = LIKE_CHARS) -> str:
-    """The two tiers as the model reads them: valid JSON, one hit a line (a person at the terminal reads it too),
-    each hit's texts cut so that the whole fits `budget` characters."""
+def like_text(like: str, hits: list[dict[str, Any]], budget: int = LIKE_BYTES) -> tuple[str, list[dict[str, Any]]]:
+    """The two tiers as the model reads them, and the hits as shown: valid JSON, one hit a line (a person at the
+    terminal reads it too), within `budget` bytes whatever the tickets hold."""
+    hits = [{**h, "title": cut(str(h.get("title") or ""), TITLE_CHARS),
+             "customer": cut(str(h.get("customer") or ""), CUSTOMER_CHARS),
+             "tags": [cut(str(t), TAG_CHARS) for t in (h.get("tags") or [])[:TAGS_SHOWN]]} for h in hits]
     bare = _like_layout(like, [{**h, "matched": [], "staff_latest": None} for h in hits])
-    share = max(0, budget - len(bare)) // max(1, len(hits))
+    while budget - _size(bare) < LEAST_SHARE * len(hits) and len(hits) > 1:  # the weakest goes: the end of the
+        # second tier first
+        hits = hits[:-1]
+        bare = _like_layout(like, [{**h, "matched": [], "staff_latest": None} for h in hits])
+    share = max(0, budget - _size(bare)) // max(1, len(hits))
     fitted = []
     for hit in hits:
+        matched = [m for m in (_fit(line, min(MATCHED_CHARS, share // 3)) for line in (hit.get("matched") or [])[:1])
+                   if m]
+        room = min(STAFF_CHARS, share - sum(_size(m) + 4 for m in matched))
         staff = hit.get("staff_latest")
-        matched = [cut(line, min(MATCHED_CHARS, share // 3)) for line in (hit.get("matched") or [])[:1]]
-        room = share - sum(len(m) + 4 for m in matched)
-        fitted.append({**hit, "matched": [m for m in matched if m],
-                       "staff_latest": cut(staff, min(STAFF_CHARS, room)) if staff and room > 40 else staff and "…"})
-    return _like_layout(like, fitted)
+        fitted.append({**hit, "matched": matched, "staff_latest": (_fit(staff, room) or "…") if staff else None})
+    return _like_layout(like, fitted), fitted
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _fit(text: str, room: int) -> str:
+    """`text` cut (at a word where one is near) to at most `room` bytes once written in a JSON string; empty when
+    there is no room worth the name."""
+    if room < 12:
+        return ""
+    width = room
+    shown = cut(text, width)
+    while _size(json.dumps(shown, ensure_ascii=False)) - 2 > room and width > 1:
+        width = max(1, min(width - 1, width * room // max(1, _size(json.dumps(shown, ensure_ascii=False)))))
+        shown = cut(text, width)
+    return shown
 
 
 def _like_layout(like: str, hits: list[dict[str, Any]]) -> str:
@@ -156,13 +186,21 @@ def _like_layout(like: str, hits: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def like_hits(text: str) -> list[dict[str, Any]] | None:
+_HIT_ID = re.compile(r'\{"id": "([^"\\]+)"')
+
+
+def like_hits(text: str, *, partial: bool = False) -> list[dict[str, Any]] | None:
     """The hits of a like-ticket search's result text, each with its "tier" ("likely" or "worth_a_look"); None
-    when the text is not such a result (a search by words, a sentence, an error, a cut result)."""
+    when the text is not such a result (a search by words, a sentence, an error). A result cut short
+    (KITEBASE_TOOL_RESULT_MAX_CHARS) is None too, or with `partial`, the ids it still shows with their tiers only."""
     try:
         data = json.loads(text)
     except ValueError:
-        return None
+        if not partial or not text.startswith('{"like": '):
+            return None
+        likely, _, worth = text.partition(f'"{LOOK}": [')
+        return [{"id": i, "tier": "likely"} for i in _HIT_ID.findall(likely)] + \
+            [{"id": i, "tier": "worth_a_look"} for i in _HIT_ID.findall(worth)]
     if not isinstance(data, dict) or LIKELY not in data:
         return None
     return [{**hit, "tier": tier} for key, tier in ((LIKELY, "likely"), (LOOK, "worth_a_look"))

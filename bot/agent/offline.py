@@ -136,23 +136,24 @@ class _Turn:
     def worth_reading(ticket: dict[str, Any], tickets_call: dict[str, Any]) -> list[dict[str, Any]]:
         return worth_reading(tickets_call, ticket["tags"][0] if ticket["tags"] else None)
 
-    def looked(self, ticket: dict[str, Any], tickets_call: dict[str, Any]) -> tuple[list[dict[str, Any]],
-                                                                                   list[tuple[dict[str, Any], str]]]:
-        """The "worth a look" tickets read: those confirmed as the same problem, and those set aside with why."""
-        confirmed, set_aside = [], []
+    def looked(self, ticket: dict[str, Any], tickets_call: dict[str, Any]) -> tuple[
+            list[dict[str, Any]], list[tuple[dict[str, Any], str]], int]:
+        """The "worth a look" tickets read: those confirmed as the same problem, those set aside with why, and how
+        many could not be read (never named: they were not read, so not judged)."""
+        confirmed, set_aside, unreadable = [], [], []
         for hit in self.worth_reading(ticket, tickets_call):
             read = self.read_of(hit["id"])
             if read is None:
                 continue  # never named: it was not read
             if read["error"]:
-                set_aside.append((hit, "I could not read it"))
+                unreadable.append(hit)  # not read, so not judged: never named
                 continue
             same, why = same_cause(ticket, json.loads(read["text"]))
             if same:
                 confirmed.append(hit)
             else:
                 set_aside.append((hit, why))
-        return confirmed, set_aside
+        return confirmed, set_aside, len(unreadable)
 
     def triage(self, read: dict[str, Any]) -> list[dict[str, Any]]:
         """record_triage for a ticket a rule picked up, once (an error is not tried again); else nothing."""
@@ -205,8 +206,14 @@ class _Turn:
             return [use("update_ticket", ticket_id=ticket["id"], status="pending",
                         note=f"Agent replied{how}{cites}; waiting for the customer.")]
         topic = ticket["tags"][0] if ticket["tags"] else None
-        confirmed, set_aside = self.looked(ticket, tickets_call)
-        return [say(report(ticket, sections, reply, hits_of(tickets_call, topic) + confirmed, self.goal, set_aside))]
+        confirmed, set_aside, unreadable = self.looked(ticket, tickets_call)
+        said = report(ticket, sections, reply, hits_of(tickets_call, topic) + confirmed, self.goal, set_aside)
+        if unreadable:
+            one = unreadable == 1
+            said += (f"\n{unreadable} more {'ticket' if one else 'tickets'} only worth a look could not be opened, so "
+                     f"I have not judged {'it' if one else 'them'}; search again for tickets like "
+                     f"{ticket['id']} to see {'it' if one else 'them'}.")
+        return [say(said)]
 
     @staticmethod
     def nothing_fits(ticket: dict[str, Any], found: list[dict[str, str]], ruled_out: list[str]) -> str:

@@ -98,6 +98,10 @@ def customer_errors(ticket: dict[str, Any]) -> dict[str, str]:
     return {e.lower(): e for e in error_text(said) if len(e) >= 8 or any(c.isdigit() for c in e)}
 
 
+def _code(error: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z_-]*\d[\w-]*", error.split(":")[0])) and any(c.isalpha() for c in error)
+
+
 def _telling(error: str) -> bool:
     """Error text specific enough to tie two tickets to one cause: a message of some length, or a code of letters
     and digits (AADSTS53000); a bare HTTP status (500, 429) many causes share."""
@@ -112,7 +116,8 @@ def same_cause(ticket: dict[str, Any], other: dict[str, Any]) -> tuple[bool, str
     if shared:
         return True, f"it quotes the same error (“{mine[shared[0]]}”)"
     if theirs and mine:
-        return False, f"it shows another error (“{next(iter(theirs.values()))}”)"
+        shown = sorted(theirs.values(), key=lambda e: (not _code(e), not _telling(e)))[0]  # a code says most
+        return False, f"it shows another error (“{shown}”)"
     return False, f"nothing in it ties it to {ticket['id']}'s cause"
 
 

@@ -39,6 +39,8 @@ def summarize(messages: list[dict[str, Any]], pending: list[dict[str, Any]] | No
 def _describe(use: dict[str, Any], result: dict[str, Any] | None) -> str:
     name, args = use.get("name", "?"), given if isinstance(given := use.get("input"), dict) else {}
     subject = args.get("ticket_id") or args.get("query") or args.get("reason") or ""
+    if args.get("like_ticket_id"):
+        subject = f"like {args['like_ticket_id']}" + (f", {subject}" if subject else "")
     head = f"{name}({_clip(str(subject), 60)!r})" if subject else f"{name}()"
     if result is None:
         return f"{head}: not run"
@@ -57,7 +59,7 @@ def _describe(use: dict[str, Any], result: dict[str, Any] | None) -> str:
         except ValueError:
             pass  # truncated: fall through to the first line
     if name == "search_tickets":
-        tiered = like_hits(body)
+        tiered = like_hits(body, partial=True)
         if tiered is not None:
             likely = ", ".join(h["id"] for h in tiered if h["tier"] == "likely") or "none"
             worth = ", ".join(h["id"] for h in tiered if h["tier"] == "worth_a_look") or "none"

@@ -3,10 +3,11 @@ its tickets, customers and help sections into them so our search (bot/search) ra
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Executable, bindparam
+from sqlalchemy import Executable, bindparam, or_
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -80,8 +81,10 @@ def search_tickets(db: Database, query: str, *, limit: int, status: str | None, 
             if like:
                 found = [h for h in search.similar_tickets(session, like, limit=limit + 1, status=status, query=query,
                                                            look=True) if h.id != exclude]
-                likely = [h for h in found if h.likely][:limit]
-                return _ticket_hits(session, likely + [h for h in found if not h.likely], like=True)
+                likely = [h for h in found if h.likely]
+                # those only worth a look rank below every likely one: none is shown when a likely one is left out
+                worth = [h for h in found if not h.likely] if len(likely) <= limit else []
+                return _ticket_hits(session, likely[:limit] + worth, like=True)
             else:
                 found = search.search_tickets(session, query, limit=limit, status=status, exclude=exclude)
         except search.EmptyQuery:
@@ -128,11 +131,16 @@ def _like_hits(session: Session, found: list[search.Hit], rows: dict[str, Any]) 
             "customer": row.customer, "status": row.status, "assignee": row.assignee, "tags": row.tags or [],
             "opened": _ago(now, row.created_at), "matched": hit.matched,
             "staff_latest": f"{'reply' if latest.role == 'staff' else 'internal note'} "
-                            f"{_ago(now, latest.created_at)}: {cut(latest.body, STAFF_CHARS)}"
+                            f"{_ago(now, latest.created_at)}: {cut(_GREETING.sub('', latest.body.strip()), STAFF_CHARS)}"
             if latest is not None else None,
             "score": round(hit.score, 3),
         })
     return hits
+
+
+# "Hi Mei Lin, " at the start of a staff reply: room the cause can use
+_GREETING = re.compile(r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))\b[^,.!?\n]{0,40}[,!.]\s*",
+                       re.IGNORECASE)
 
 
 def _ago(now: datetime, then: datetime) -> str:
@@ -145,6 +153,8 @@ def cut(text: str, width: int) -> str:
     text = " ".join(text.split())
     if len(text) <= width:
         return text
+    if width <= 1:
+        return "…"[:max(0, width)]
     cut = text[: width - 1]
     space = cut.rfind(" ")
     return (cut[:space] if space > width // 2 else cut).rstrip(" ,;:") + "…"
@@ -160,5 +170,7 @@ _STAFF_LATEST: Executable = (
     sa_select(col(TicketMessage.ticket_id), col(TicketMessage.role), col(TicketMessage.body),
               col(TicketMessage.created_at))
     .where(col(TicketMessage.ticket_id).in_(bindparam("ids", expanding=True)),
-           col(TicketMessage.role).in_(("staff", "internal")))
+           col(TicketMessage.role).in_(("staff", "internal")),
+           # not the agent's own bookkeeping ("Agent replied citing …"): a person's note, or a reply that went out
+           or_(col(TicketMessage.role) == "staff", col(TicketMessage.run_id).is_(None)))
     .order_by(col(TicketMessage.created_at).desc(), col(TicketMessage.id).desc()))

@@ -9,6 +9,7 @@ problem (bot/runs/lifecycle/incident_links.py)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -75,14 +76,14 @@ def reference_of(session: Session, run: Run) -> Reference | None:
 
 
 def offer(session: Session, run: Run, desk_kind: str) -> list[str]:
-    """The open tickets `run`'s report names besides its own, if its reply was approved and sent (≤ 10); empty
-    once the run has its batch."""
+    """The open tickets `run`'s report names that the run confirmed (`confirmed`), if its reply was approved and
+    sent (≤ 10); empty once the run has its batch."""
     if run.status != RunStatus.COMPLETED or not run.answer or run.ticket_id is None:
         return []
     if session.exec(select(Batch.id).where(Batch.parent_run_id == run.id)).first() is not None:
         return []
-    left_out = not_confirmed(run, desk_kind)
-    named = [t for t in ticket_ids_in(run.answer, desk_kind) if t != run.ticket_id and t not in left_out]
+    allowed = confirmed(run, desk_kind)
+    named = [t for t in ticket_ids_in(run.answer, desk_kind) if t in allowed]
     rows = {t.id: t for t in session.exec(select(Ticket).where(col(Ticket.id).in_(named))).all()} if named else {}
     candidates = [t for t in named if t in rows and rows[t].status not in CLOSED][:MAX_CHILDREN]
     if not candidates or reference_of(session, run) is None:
@@ -90,29 +91,38 @@ def offer(session: Session, run: Run, desk_kind: str) -> list[str]:
     return candidates
 
 
-SET_ASIDE = re.compile(r"^[\W_]*(?:read and )?set aside\b", re.IGNORECASE)
-BULLET = re.compile(r"^\s*[-•*]\s")
+SET_ASIDE = re.compile(r"set[\s-]*(?:(?:it|them|this|that|these|those|both)\s+)?aside"
+                       r"|not the same (?:problem|cause|issue)|(?:another|different|other) (?:problem|cause|issue)",
+                       re.IGNORECASE)
+LIST_ITEM = re.compile(r"^\s*(?:[-•*+]|\d+[.)]|\|)\s*")
 
 
 def set_aside(report: str, desk_kind: str) -> set[str]:
-    """The tickets a report sets aside: on its line "Read and set aside …" or "Set aside: …", and the bullets
-    under it."""
+    """The tickets a report sets aside: on a line that says so ("Set aside: …", "Read and set aside", "not the
+    same problem", "another cause", a heading), and in the list or table right under it. Generous on purpose: a
+    confirmed ticket caught here is only not offered, and a lead can still name it."""
     found: set[str] = set()
-    inside = False
+    inside, items = False, 0
     for line in report.splitlines():
-        inside = bool(SET_ASIDE.match(line)) or (inside and bool(BULLET.match(line)))
-        if inside:
+        if SET_ASIDE.search(line):
             found.update(ticket_ids_in(line, desk_kind))
+            inside, items = True, 0
+        elif inside and not line.strip():
+            inside = items == 0  # a blank line under the heading; the list's end after its items
+        elif inside and LIST_ITEM.match(line):
+            found.update(ticket_ids_in(line, desk_kind))
+            items += 1
+        else:
+            inside = False
     return found
 
 
-def not_confirmed(run: Run, desk_kind: str) -> set[str]:
-    """The tickets `run`'s report may name but the batch never offers: those the report sets aside (its line
-    "Read and set aside …" / "Set aside: …" and the bullets under it), and those its like-ticket searches gave
-    only as worth a look that it never read (the model was asked to read one before naming it)."""
-    left_out = set_aside(run.answer or "", desk_kind)
+def confirmed(run: Run, desk_kind: str) -> set[str]:
+    """The tickets the batch may offer for `run`: those its like-ticket searches gave as likely the same problem,
+    and those it read (get_ticket), less the ones its report sets aside and its own. Never a ticket only worth a
+    look that it did not read, nor a hit of a search by words it did not open. (A like-ticket result from before
+    the two tiers, a plain list, counts as likely: that search returned only the cut-off's hits.)"""
     likely: set[str] = set()
-    worth: set[str] = set()
     read: set[str] = set()
     results = {b.get("tool_use_id"): b for m in run.messages or [] if m.get("role") == "user"
                and isinstance(m.get("content"), list) for b in m["content"]
@@ -120,15 +130,26 @@ def not_confirmed(run: Run, desk_kind: str) -> set[str]:
     for message in run.messages or []:
         content = message.get("content") if message.get("role") == "assistant" else None
         for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
+            if not isinstance(block, dict) or block.get("type") != "tool_use" or block.get("id") not in results:
                 continue
-            if block.get("name") == "get_ticket" and block.get("id") in results:
-                read.update(ticket_ids_in(str((block.get("input") or {}).get("ticket_id") or ""), desk_kind))
-            elif block.get("name") == "search_tickets" and block.get("id") in results:
+            arguments = block.get("input") or {}
+            if block.get("name") == "get_ticket":
+                read.update(ticket_ids_in(str(arguments.get("ticket_id") or ""), desk_kind))
+            elif block.get("name") == "search_tickets" and arguments.get("like_ticket_id"):
                 body = results[block["id"]].get("content") or ""
-                for hit in like_hits(body if isinstance(body, str) else text_of(body)) or []:
-                    (likely if hit["tier"] == "likely" else worth).add(str(hit["id"]))
-    return left_out | (worth - likely - read)
+                likely.update(_likely(body if isinstance(body, str) else text_of(body)))
+    return (likely | read) - set_aside(run.answer or "", desk_kind) - {run.ticket_id or ""}
+
+
+def _likely(text: str) -> set[str]:
+    tiered = like_hits(text, partial=True)
+    if tiered is not None:
+        return {str(h["id"]) for h in tiered if h["tier"] == "likely"}
+    try:
+        hits = json.loads(text)
+    except ValueError:
+        return set()
+    return {str(h["id"]) for h in hits if isinstance(h, dict) and h.get("id")} if isinstance(hits, list) else set()
 
 
 def start(db: Database, run_id: int, *, actor: str | None, model: str, desk_kind: str,

@@ -99,7 +99,7 @@ def _draft_ticket(messages: list[dict[str, Any]], tool_use_id: str | None) -> li
 def _ticket_hits(text: str) -> list[dict[str, Any]]:
     """A search_tickets result's hits; of a like-ticket search, those likely the same problem and (marked
     `worth_a_look`) the ones only worth a look."""
-    tiered = like_hits(text)
+    tiered = like_hits(text, partial=True)
     if tiered is not None:
         return [{k: h.get(k) for k in ("id", "title", "customer", "status", "tier")} for h in tiered]
     try:

@@ -1,4 +1,4 @@
-"""Finding: like_text's 4,200-character budget holds only for short titles/tags/customers. The fixed part of
+"""Review of issue 50 (fixed; each test failed before the fix). The finding: like_text's 4,200-character budget holds only for short titles/tags/customers. The fixed part of
 each hit (title, customer, tags, ...) is never cut, so long titles and many tags (within the embedded desk's own
 limits: title 250, customer 200, 30 tags) blow the budget, and past KITEBASE_TOOL_RESULT_MAX_CHARS (8,000 by
 default) the JSON is cut and no longer parses (the tiers are lost to fan-out, the card and the summary). And the

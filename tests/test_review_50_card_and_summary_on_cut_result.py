@@ -1,4 +1,4 @@
-"""Finding: a like-ticket result cut by KITEBASE_TOOL_RESULT_MAX_CHARS (invalid JSON) loses its tiers everywhere:
+"""Review of issue 50 (fixed; the test failed before the fix). The finding: a like-ticket result cut by KITEBASE_TOOL_RESULT_MAX_CHARS (invalid JSON) loses its tiers everywhere:
 the card's "similar tickets" shows tickets only worth a look that the run never read, and the handoff summary
 lists them as plain search hits."""
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Finding: fan_out.not_confirmed is a block-list (set-aside line parse + unread worth_a_look), not an allow-list
+"""Review of issue 50 (fixed: the offer is now an allow-list, fan_out.confirmed; not_confirmed below asks it
+which named tickets it holds back). The finding: fan_out.not_confirmed was a block-list (set-aside line parse + unread worth_a_look), not an allow-list
 of confirmed tickets. Real report phrasings slip through, and a result it cannot parse lets everything through.
 
 Each test builds the Run a real model would leave (like-ticket search on KITE-142, then a get_ticket of KITE-162

@@ -1,4 +1,4 @@
-"""Finding (end to end): after the worked example (`kitebase run "handle KITE-142 ..." --approve auto`), the same
+"""Review of issue 50 (fixed; the first test failed before the fix). The finding (end to end): after the worked example (`kitebase run "handle KITE-142 ..." --approve auto`), the same
 run with a report phrased as a real model might (blank line under a bold heading) is offered a batch that includes
 KITE-162, a ticket it read and set aside. And a tool_result stored as a list of blocks (held: parsed)."""
 from __future__ import annotations

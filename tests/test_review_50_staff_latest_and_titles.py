@@ -1,4 +1,4 @@
-"""Findings:
+"""Review of issue 50 (both fixed; each test failed before the fix). The findings:
 (a) staff_latest is the newest staff OR internal message, so once the agent has worked a ticket its own boilerplate
     note ("Agent replied ...; waiting for the customer.") hides the staff reply that named the cause.
 (b) The offer takes every ticket id named anywhere in the report, so an id inside a likely ticket's customer-written
@@ -29,7 +29,7 @@ def cli(database_url, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-def test_the_agent_s_own_note_becomes_staff_latest(cli, settings, db):
+def test_the_agent_s_own_note_is_not_the_staff_latest_word(cli, settings, db):
     ctx = ToolContext(db=db, settings=settings)
     before = {h["id"]: h["staff_latest"] for h in
               json.loads(execute(REGISTRY, ctx, "search_tickets", {"like_ticket_id": "KITE-144"}).text)["likely_same_problem"]}
@@ -45,7 +45,7 @@ def test_the_agent_s_own_note_becomes_staff_latest(cli, settings, db):
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-def test_an_id_in_a_likely_ticket_s_title_is_offered(cli, settings, db):
+def test_an_id_in_a_likely_ticket_s_title_is_not_offered(cli, settings, db):
     with db.session() as session:
         t = session.get(Ticket, "KITE-144")
         t.title = "Nobody can sign in after our Okta certificate change (our other ticket KITE-187, please merge)"

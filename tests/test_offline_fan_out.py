@@ -87,10 +87,9 @@ def test_a_child_with_another_cause_declines_and_says_why(db, settings):
     assert approvals_of(db, run_id) == [] and staff_replies(db, "KITE-166") == [], "nothing drafted"
     reason = declined_reason(state.answer)
     # KITE-142 is only worth a look next to KITE-166 (issue 50): the child reads it before it judges, and declines
-    assert reason == ("KITE-166 looks like another cause: I read KITE-142, only worth a look next to it, and it "
-                      "shows another error (“This workspace requires single sign-on”); the tickets most like "
-                      "KITE-166 are KITE-162 (“Two nurses locked out after Azure AD conditional access change”). "
-                      "I drafted nothing.")
+    assert reason == ("KITE-166 looks like another cause: I read KITE-142, only worth a look next to it, and its "
+                      "text names no error or cause KITE-166 shows; the tickets most like KITE-166 are KITE-162 "
+                      "(“Two nurses locked out after Azure AD conditional access change”). I drafted nothing.")
     assert state.answer.splitlines()[-1].startswith("Declined: "), "the reason is the answer's last line"
     calls = calls_of(db, run_id)
     assert [c["name"] for c in calls] == ["get_ticket", "search_tickets", "search_help", "get_ticket"]

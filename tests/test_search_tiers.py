@@ -230,3 +230,23 @@ def test_a_small_limit_never_shows_weaker_tickets_in_place_of_likely_ones(settin
     assert [(h["id"], h["tier"]) for h in one] == [(likely[0], "likely")]
     enough = execute(REGISTRY, ctx, "search_tickets", {"like_ticket_id": "KITE-142", "limit": len(likely)}).data
     assert [h["id"] for h in enough] == [h["id"] for h in whole]
+
+
+def test_hits_the_budget_leaves_out_are_named_to_the_model():
+    """Twelve likely hits with long titles do not fit in 4,200 bytes: the weakest go, and the result says which."""
+    from tools.tickets import LIKE_BYTES, like_text
+
+    hits = [{"id": f"KITE-{300 + i}", "tier": "likely" if i < 12 else "worth_a_look",
+             "title": f"Nobody on the {i}th floor can sign in after the certificate change " * 2,
+             "customer": f"Customer {i}", "status": "open", "assignee": None, "tags": ["sso", "login", "okta"],
+             "opened": "2 days ago", "matched": ["Signature could not be validated " * 5],
+             "staff_latest": "reply 1 day ago: " + "the certificate was rotated " * 20, "score": 0.9 - i / 100}
+            for i in range(14)]
+    text, shown = like_text("KITE-142", hits)
+    data = json.loads(text)
+    assert len(text.encode()) <= LIKE_BYTES and len(shown) < 12
+    assert [h["id"] for h in data["likely_same_problem"]] == [h["id"] for h in hits[:len(shown)]]
+    left = [h["id"] for h in hits[len(shown):]]
+    assert data["not_shown"].startswith(f"{len(left) - 2} more likely the same problem (")
+    assert all(i in data["not_shown"] for i in left) and "2 more worth a look" in data["not_shown"]
+    assert all(h["staff_latest"] and len(h["staff_latest"]) > 20 for h in data["likely_same_problem"])

@@ -143,11 +143,12 @@ def like_text(like: str, hits: list[dict[str, Any]], budget: int = LIKE_BYTES) -
     hits = [{**h, "title": cut(str(h.get("title") or ""), TITLE_CHARS),
              "customer": cut(str(h.get("customer") or ""), CUSTOMER_CHARS),
              "tags": [cut(str(t), TAG_CHARS) for t in (h.get("tags") or [])[:TAGS_SHOWN]]} for h in hits]
+    found = hits
     bare = _like_layout(like, [{**h, "matched": [], "staff_latest": None} for h in hits])
     while budget - _size(bare) < LEAST_SHARE * len(hits) and len(hits) > 1:  # the weakest goes: the end of the
         # second tier first
         hits = hits[:-1]
-        bare = _like_layout(like, [{**h, "matched": [], "staff_latest": None} for h in hits])
+        bare = _like_layout(like, [{**h, "matched": [], "staff_latest": None} for h in hits], _left_out(found, hits))
     share = max(0, budget - _size(bare)) // max(1, len(hits))
     fitted = []
     for hit in hits:
@@ -156,7 +157,22 @@ def like_text(like: str, hits: list[dict[str, Any]], budget: int = LIKE_BYTES) -
         room = min(STAFF_CHARS, share - sum(_size(m) + 4 for m in matched))
         staff = hit.get("staff_latest")
         fitted.append({**hit, "matched": matched, "staff_latest": (_fit(staff, room) or "…") if staff else None})
-    return _like_layout(like, fitted), fitted
+    return _like_layout(like, fitted, _left_out(found, hits)), fitted
+
+
+def _left_out(found: list[dict[str, Any]], shown: list[dict[str, Any]]) -> str | None:
+    """What the budget left out, said to the model: "2 more likely the same problem (KITE-150, KITE-151) did not
+    fit"."""
+    ids = {h["id"] for h in shown}
+    gone = [h for h in found if h["id"] not in ids]
+    if not gone:
+        return None
+    parts = []
+    for tier, label in (("likely", "likely the same problem"), ("worth_a_look", "worth a look")):
+        these = [str(h["id"]) for h in gone if h.get("tier") == tier]
+        if these:
+            parts.append(f"{len(these)} more {label} ({', '.join(these)})")
+    return " and ".join(parts) + " did not fit in this result: read them with get_ticket if you need them."
 
 
 def _size(text: str) -> int:
@@ -176,12 +192,14 @@ def _fit(text: str, room: int) -> str:
     return shown
 
 
-def _like_layout(like: str, hits: list[dict[str, Any]]) -> str:
+def _like_layout(like: str, hits: list[dict[str, Any]], left_out: str | None = None) -> str:
     lines = [f'{{"like": {json.dumps(like)},']
     for key, tier in ((LIKELY, "likely"), (LOOK, "worth_a_look")):
         found = [json.dumps({k: v for k, v in h.items() if k != "tier"}, ensure_ascii=False)
                  for h in hits if h.get("tier") == tier]
         lines.append(f' "{key}": [' + ("\n  " + ",\n  ".join(found) if found else "") + "],")
+    if left_out:
+        lines.append(f' "not_shown": {json.dumps(left_out, ensure_ascii=False)},')
     lines.append(f' "note": {json.dumps(LIKE_NOTE.format(like=like), ensure_ascii=False)}}}')
     return "\n".join(lines)
 

@@ -95,7 +95,19 @@ def customer_errors(ticket: dict[str, Any]) -> dict[str, str]:
     """The error text the customer quoted (messages in quotes, codes, identifiers), by its lower-cased form: what
     two tickets with one cause tend to share, and near misses with another cause tend not to."""
     said = "\n".join(m.get("body") or "" for m in ticket.get("conversation") or [] if m.get("role") == "customer")
-    return {e.lower(): e for e in error_text(said) if len(e) >= 8 or any(c.isdigit() for c in e)}
+    return {e.lower(): e for e in error_text(said) if _error_like(e)}
+
+
+_ERROR_WORDS = re.compile(r"\b(?:error|errors|fail(?:ed|s|ure)?|invalid|denied|expired|unable|mismatch|timed? ?out|"
+                          r"blocked|refused|forbidden|unauthori[sz]ed|not|cannot|can't|couldn't|could not|"
+                          r"unavailable|rejected|locked)\b", re.IGNORECASE)
+
+
+def _error_like(text: str) -> bool:
+    """Quoted text that reads as an error (a code, a number, or words such as failed, denied, expired), not a button
+    label or a setting's name ("Test sign-in", "Continue with SSO")."""
+    return _code(text) or (any(c.isdigit() for c in text) and len(text) >= 3) or \
+        (len(text) >= 8 and bool(_ERROR_WORDS.search(text)))
 
 
 def _code(error: str) -> bool:
@@ -115,10 +127,10 @@ def same_cause(ticket: dict[str, Any], other: dict[str, Any]) -> tuple[bool, str
     shared = sorted(e for e in mine.keys() & theirs.keys() if _telling(e))
     if shared:
         return True, f"it quotes the same error (“{mine[shared[0]]}”)"
-    if theirs and mine:
+    if theirs:  # an error of its own that this ticket does not show
         shown = sorted(theirs.values(), key=lambda e: (not _code(e), not _telling(e)))[0]  # a code says most
         return False, f"it shows another error (“{shown}”)"
-    return False, f"nothing in it ties it to {ticket['id']}'s cause"
+    return False, f"its text names no error or cause {ticket['id']} shows"
 
 
 def guidance(body: str, limit: int = 1100) -> str:

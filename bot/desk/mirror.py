@@ -7,7 +7,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Executable, bindparam, or_
+from sqlalchemy import Executable, and_, bindparam, exists, or_
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -15,7 +15,7 @@ from bot import search
 from bot.db import clock
 from bot.db.engine import Database
 from bot.db.models import Customer as CustomerRow
-from bot.db.models import HelpSection, Ticket, TicketMessage
+from bot.db.models import DeskWrite, HelpSection, Ticket, TicketMessage
 from bot.desk import sla
 from bot.desk.base import Attachment, Customer, DeskError, Message, NoSuchTicket, Section, TicketView
 
@@ -139,8 +139,7 @@ def _like_hits(session: Session, found: list[search.Hit], rows: dict[str, Any]) 
 
 
 # "Hi Mei Lin, " at the start of a staff reply: room the cause can use
-_GREETING = re.compile(r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))\b[^,.!?\n]{0,40}[,!.]\s*",
-                       re.IGNORECASE)
+_GREETING = re.compile(r"^(?i:hi|hello|hey|dear)(?:\s+[A-Z][\w'.-]*){0,3},\s+(?=\S)")
 
 
 def _ago(now: datetime, then: datetime) -> str:
@@ -171,6 +170,11 @@ _STAFF_LATEST: Executable = (
               col(TicketMessage.created_at))
     .where(col(TicketMessage.ticket_id).in_(bindparam("ids", expanding=True)),
            col(TicketMessage.role).in_(("staff", "internal")),
-           # not the agent's own bookkeeping ("Agent replied citing …"): a person's note, or a reply that went out
-           or_(col(TicketMessage.role) == "staff", col(TicketMessage.run_id).is_(None)))
+           # not the agent's own bookkeeping ("Agent replied citing …"): a person's note, or a reply that went out.
+           # The embedded desk marks what a run wrote (run_id); a real desk's mirror knows it by the write we sent.
+           or_(col(TicketMessage.role) == "staff",
+               and_(col(TicketMessage.run_id).is_(None),
+                    ~exists().where(col(DeskWrite.ticket_id) == col(TicketMessage.ticket_id),
+                                    col(DeskWrite.body) == col(TicketMessage.body),
+                                    col(DeskWrite.run_id).is_not(None), col(DeskWrite.public).is_(False)))))
     .order_by(col(TicketMessage.created_at).desc(), col(TicketMessage.id).desc()))

@@ -22,7 +22,7 @@ from bot.agent.fan_out_text import Reference, child_goal, child_request
 from bot.agent.history import text_of
 from bot.db.engine import Database
 from bot.db.models import Approval, Batch, HelpSection, Run, Ticket
-from bot.desk.ids import ticket_ids_in
+from bot.desk.ids import normalise_ticket_id, ticket_ids_in
 from bot.runs import BadInput
 from bot.runs.lifecycle import citations
 from bot.runs.lifecycle.goals import live_run
@@ -83,7 +83,7 @@ def offer(session: Session, run: Run, desk_kind: str) -> list[str]:
     if session.exec(select(Batch.id).where(Batch.parent_run_id == run.id)).first() is not None:
         return []
     allowed = confirmed(run, desk_kind)
-    named = [t for t in ticket_ids_in(run.answer, desk_kind) if t in allowed]
+    named = [t for t in dict.fromkeys(ticket_ids_in("\n".join(reports(run)), desk_kind)) if t in allowed]
     rows = {t.id: t for t in session.exec(select(Ticket).where(col(Ticket.id).in_(named))).all()} if named else {}
     candidates = [t for t in named if t in rows and rows[t].status not in CLOSED][:MAX_CHILDREN]
     if not candidates or reference_of(session, run) is None:
@@ -91,54 +91,103 @@ def offer(session: Session, run: Run, desk_kind: str) -> list[str]:
     return candidates
 
 
-SET_ASIDE = re.compile(r"set[\s-]*(?:(?:it|them|this|that|these|those|both)\s+)?aside"
-                       r"|not the same (?:problem|cause|issue)|(?:another|different|other) (?:problem|cause|issue)",
-                       re.IGNORECASE)
+# What a report says of a ticket it does not confirm. Quoted text (a ticket's title) is left out before looking.
+NOT_SAME = re.compile(
+    r"set[\s-]*(?:\w+\s+)?aside|ruled? (?:\w+ )?out|not the same|unrelated|not related|does(?: not|n't) (?:match|apply)"
+    r"|(?:different|another|separate|other) (?:root )?(?:cause|problem|issue)|not (?:affected|a match)", re.IGNORECASE)
 LIST_ITEM = re.compile(r"^\s*(?:[-•*+]|\d+[.)]|\|)\s*")
+QUOTED = re.compile(r"“[^”\n]*”|\"[^\"\n]*\"|‘[^’\n]*’")
 
 
 def set_aside(report: str, desk_kind: str) -> set[str]:
-    """The tickets a report sets aside: on a line that says so ("Set aside: …", "Read and set aside", "not the
-    same problem", "another cause", a heading), and in the list or table right under it. Generous on purpose: a
-    confirmed ticket caught here is only not offered, and a lead can still name it."""
+    """The tickets a report sets aside: on a line whose words before its first ticket id say so ("Set aside:",
+    "### Tickets I read and set aside", "Ruled out:", "Not the same problem (read): …"), and in the list or table
+    right under such a line. Generous on purpose: a confirmed ticket named there is only not offered, and a lead can
+    still name it."""
     found: set[str] = set()
     inside, items = False, 0
     for line in report.splitlines():
-        if SET_ASIDE.search(line):
-            found.update(ticket_ids_in(line, desk_kind))
+        ids = ticket_ids_in(line, desk_kind)
+        lead = _unquoted(line)
+        for ticket_id in ids[:1]:
+            lead = lead.split(ticket_id, 1)[0]
+        if NOT_SAME.search(lead):
+            found.update(ids)
             inside, items = True, 0
         elif inside and not line.strip():
             inside = items == 0  # a blank line under the heading; the list's end after its items
         elif inside and LIST_ITEM.match(line):
-            found.update(ticket_ids_in(line, desk_kind))
+            found.update(ids)
             items += 1
         else:
             inside = False
     return found
 
 
+def _unquoted(line: str) -> str:
+    return QUOTED.sub("", line)
+
+
 def confirmed(run: Run, desk_kind: str) -> set[str]:
-    """The tickets the batch may offer for `run`: those its like-ticket searches gave as likely the same problem,
-    and those it read (get_ticket), less the ones its report sets aside and its own. Never a ticket only worth a
-    look that it did not read, nor a hit of a search by words it did not open. (A like-ticket result from before
-    the two tiers, a plain list, counts as likely: that search returned only the cut-off's hits.)"""
+    """The tickets the batch may offer for `run`, judged from everything it searched, read and reported (every
+    segment: a follow-up's answer does not undo an earlier report's verdict):
+    - likely the same problem, by a like-ticket search of the run's own ticket, and named in a report;
+    - only worth a look in that search, read (get_ticket that succeeded), and named in a report on a line that does
+      not say it is another problem;
+    less every ticket a report sets aside (`set_aside`) and the run's own. Never a ticket only worth a look that it
+    did not read, a hit of a search by words, or a hit of a search like another ticket. (A like-ticket result from
+    before the two tiers, a plain list, counts as likely: that search returned only the cut-off's hits.)"""
     likely: set[str] = set()
+    worth: set[str] = set()
     read: set[str] = set()
+    own = run.ticket_id or ""
     results = {b.get("tool_use_id"): b for m in run.messages or [] if m.get("role") == "user"
                and isinstance(m.get("content"), list) for b in m["content"]
                if isinstance(b, dict) and b.get("type") == "tool_result" and not b.get("is_error")}
     for message in run.messages or []:
         content = message.get("content") if message.get("role") == "assistant" else None
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict) or block.get("type") != "tool_use" or block.get("id") not in results:
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        for block in blocks:
+            if block.get("type") != "tool_use" or block.get("id") not in results:
                 continue
             arguments = block.get("input") or {}
             if block.get("name") == "get_ticket":
-                read.update(ticket_ids_in(str(arguments.get("ticket_id") or ""), desk_kind))
-            elif block.get("name") == "search_tickets" and arguments.get("like_ticket_id"):
+                read.add(normalise_ticket_id(str(arguments.get("ticket_id") or ""), desk_kind) or "")
+            elif block.get("name") == "search_tickets" and \
+                    normalise_ticket_id(str(arguments.get("like_ticket_id") or ""), desk_kind) == own:
                 body = results[block["id"]].get("content") or ""
-                likely.update(_likely(body if isinstance(body, str) else text_of(body)))
-    return (likely | read) - set_aside(run.answer or "", desk_kind) - {run.ticket_id or ""}
+                tiers = _tiers(body if isinstance(body, str) else text_of(body))
+                likely |= tiers[0]
+                worth |= tiers[1]
+    named, positive, aside = set(), set(), set()
+    for report in reports(run):
+        named.update(ticket_ids_in(report, desk_kind))
+        aside |= set_aside(report, desk_kind)
+        for line in report.splitlines():
+            if not NOT_SAME.search(_unquoted(line)):
+                positive.update(ticket_ids_in(line, desk_kind))
+    return ((likely & named) | ((worth - likely) & read & positive)) - aside - {own}
+
+
+def reports(run: Run) -> list[str]:
+    """Every answer `run` gave, oldest first (a follow-up adds one; `run.answer` is the latest)."""
+    found = []
+    for message in run.messages or []:
+        content = message.get("content") if message.get("role") == "assistant" else None
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        if content and not any(b.get("type") == "tool_use" for b in blocks):
+            found.append(content if isinstance(content, str) else text_of(blocks))
+    if run.answer and run.answer not in found:
+        found.append(run.answer)
+    return found
+
+
+def _tiers(text: str) -> tuple[set[str], set[str]]:
+    tiered = like_hits(text, partial=True)
+    if tiered is not None:
+        return ({str(h["id"]) for h in tiered if h["tier"] == "likely"},
+                {str(h["id"]) for h in tiered if h["tier"] == "worth_a_look"})
+    return _likely(text), set()
 
 
 def _likely(text: str) -> set[str]:
@@ -235,7 +284,8 @@ def _wanted(session: Session, parent: Run, desk_kind: str,
     if tickets is None:
         named = offer(session, parent, desk_kind)
         if not named:
-            raise BadInput(f"Run #{parent.id}'s report names no other open ticket; name them with --tickets.")
+            raise BadInput(f"Run #{parent.id}'s report confirms no other open ticket (a ticket it set aside, or only "
+                           "worth a look and never read, is not offered); name the tickets with --tickets.")
         return [(t, None) for t in named]
     wanted: list[tuple[str, str | None]] = []
     for raw in dict.fromkeys(t.strip() for t in tickets if t.strip()):

@@ -227,3 +227,19 @@ def harness(settings, db):
     h, stop = start_harness(settings, db)
     yield h
     stop()
+
+
+@pytest.fixture
+def cli(database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """`kitebase …` in this process against the test's database: (exit code, stdout, stderr). A test file may
+    define its own."""
+    from bot.cli import main
+
+    monkeypatch.setenv("DATABASE_URL", database_url)
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return invoke

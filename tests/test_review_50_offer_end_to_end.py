@@ -18,18 +18,6 @@ def not_confirmed(run: Run, desk_kind: str) -> set[str]:
 
 
 
-@pytest.fixture
-def cli(database_url, monkeypatch, capsys):
-    from bot.cli import main
-
-    monkeypatch.setenv("DATABASE_URL", database_url)
-
-    def invoke(*args: str):
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
 
 
 def _worked(cli, db):

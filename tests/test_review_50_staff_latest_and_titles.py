@@ -14,20 +14,6 @@ from bot.runs.intake.fan_out import offer
 from tools import REGISTRY, ToolContext, execute
 
 
-@pytest.fixture
-def cli(database_url, monkeypatch, capsys):
-    from bot.cli import main
-
-    monkeypatch.setenv("DATABASE_URL", database_url)
-
-    def invoke(*args: str):
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
-
-
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_the_agent_s_own_note_is_not_the_staff_latest_word(cli, settings, db):
     ctx = ToolContext(db=db, settings=settings)

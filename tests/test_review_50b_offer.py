@@ -15,21 +15,6 @@ import pytest
 from bot.db.models import Run, Ticket
 from bot.runs.intake.fan_out import confirmed, offer, set_aside
 
-
-@pytest.fixture
-def cli(database_url, monkeypatch, capsys):
-    from bot.cli import main
-
-    monkeypatch.setenv("DATABASE_URL", database_url)
-
-    def invoke(*args: str):
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
-
-
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
 
 

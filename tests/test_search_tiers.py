@@ -24,18 +24,6 @@ from tools.tickets import LIKE_NOTE, like_hits
 HELD_OUT = [name for name, domain in DOMAINS.items() if domain["half"] == "held-out"]
 
 
-@pytest.fixture
-def cli(database_url, monkeypatch, capsys):
-    from bot.cli import main
-
-    monkeypatch.setenv("DATABASE_URL", database_url)
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
 
 
 def test_like_a_ticket_gives_both_tiers_with_what_tells_a_cause(settings, db):

@@ -7,21 +7,9 @@ import re
 
 import pytest
 
-from bot.cli import main
-
 GOAL = "handle KITE-142, and tell me if other customers have hit the same problem"
 
 
-@pytest.fixture
-def cli(database_url, monkeypatch, capsys):
-    monkeypatch.setenv("DATABASE_URL", database_url)
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
 
 
 def test_worked_example_offline_turn_by_turn(cli):

@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.cli import main
 from bot.db.models import Approval, Escalation, Run
 from bot.runs.lifecycle.service import RunService
 from bot.runs.reports import gaps, stats
@@ -96,16 +95,6 @@ def test_topics_are_transitive():
     assert sorted(len(t["tickets"]) for t in gaps.topics(tickets)) == [1, 3]
 
 
-@pytest.fixture
-def cli(database_url, monkeypatch, capsys):
-    monkeypatch.setenv("DATABASE_URL", database_url)
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return invoke
 
 
 def test_stats_and_gaps_from_the_cli_after_real_runs(cli, database_url):

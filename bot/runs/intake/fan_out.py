@@ -141,24 +141,15 @@ def confirmed(run: Run, desk_kind: str) -> set[str]:
     worth: set[str] = set()
     read: set[str] = set()
     own = run.ticket_id or ""
-    results = {b.get("tool_use_id"): b for m in run.messages or [] if m.get("role") == "user"
-               and isinstance(m.get("content"), list) for b in m["content"]
-               if isinstance(b, dict) and b.get("type") == "tool_result" and not b.get("is_error")}
-    for message in run.messages or []:
-        content = message.get("content") if message.get("role") == "assistant" else None
-        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-        for block in blocks:
-            if block.get("type") != "tool_use" or block.get("id") not in results:
-                continue
-            arguments = block.get("input") or {}
-            if block.get("name") == "get_ticket":
-                read.add(normalise_ticket_id(str(arguments.get("ticket_id") or ""), desk_kind) or "")
-            elif block.get("name") == "search_tickets" and \
-                    normalise_ticket_id(str(arguments.get("like_ticket_id") or ""), desk_kind) == own:
-                body = results[block["id"]].get("content") or ""
-                tiers = _tiers(body if isinstance(body, str) else text_of(body))
-                likely |= tiers[0]
-                worth |= tiers[1]
+    for use, text in citations.calls_before(run.messages or [], None):  # every call that did not fail
+        arguments = use.get("input") or {}
+        if use.get("name") == "get_ticket":
+            read.add(normalise_ticket_id(str(arguments.get("ticket_id") or ""), desk_kind) or "")
+        elif use.get("name") == "search_tickets" and \
+                normalise_ticket_id(str(arguments.get("like_ticket_id") or ""), desk_kind) == own:
+            tiers = _tiers(text)
+            likely |= tiers[0]
+            worth |= tiers[1]
     named, positive, aside = set(), set(), set()
     for report in reports(run):
         named.update(ticket_ids_in(report, desk_kind))

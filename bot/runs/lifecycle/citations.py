@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from bot.agent.history import text_of
 from bot.db.models import HelpSection
 from bot.desk.ids import normalise_ticket_id
 from bot.desk.links import ANY_ANCHOR
@@ -48,7 +49,7 @@ def _results(messages: list[dict[str, Any]]) -> dict[str, str]:
         for block in message["content"]:
             if block.get("type") == "tool_result" and not block.get("is_error"):
                 content = block.get("content", "")
-                results[block.get("tool_use_id")] = content if isinstance(content, str) else json.dumps(content)
+                results[block.get("tool_use_id")] = content if isinstance(content, str) else text_of(content)
     return results
 
 

@@ -310,13 +310,19 @@ def test_the_pick_up_message_and_the_timeline_header_show_what_is_due(settings: 
         assert first["channel"] == "C0INTAKE" and pattern.search(first["text"]), first["text"]
         [timeline] = [c for c in harness.slack.calls_to("chat.postMessage")
                       if "On it: working" in json.dumps(c["blocks"])]
-        assert pattern.search(json.dumps(timeline["blocks"], ensure_ascii=False))
+        header = json.dumps(timeline["blocks"], ensure_ascii=False)
+        # the header carries the due line while its stretch works; a stretch Slack first gets once it has closed (the
+        # sender drew it after the run paused for its draft: an order a loaded machine produces) is history and
+        # shows none by design (render._header), and the card under it carries the line instead (checked below)
+        closed_first = ":hourglass_flowing_sand: working…" not in header  # ui.timeline_status of an open stretch
+        assert pattern.search(header) or closed_first, header
         assert ticket_id
 
         card = harness.approval_card()
         triage = run_row(db, run_id).triage
         assert triage, "an intake run records its triage"
         assert f":mag: triage: {triage['intent']}" in json.dumps(card["call"]["blocks"], ensure_ascii=False)
+        assert pattern.search(json.dumps(card["call"]["blocks"], ensure_ascii=False)), "the card says what is due"
         harness.send.click("approve_reply", card["value"], message_ts=card["ts"])
         harness.drain()
         assert run_row(db, run_id).status == "completed"
